@@ -1,0 +1,156 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/storage"
+)
+
+// Principal is the authenticated caller: an account acting through a key.
+type Principal struct {
+	AccountID uuid.UUID
+	KeyID     uuid.UUID
+	Scopes    []string
+}
+
+type principalKey struct{}
+
+func principalFrom(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
+
+// mustPrincipal returns the caller of an authenticated route.
+func mustPrincipal(c *gin.Context) Principal {
+	p, _ := principalFrom(c.Request.Context())
+	return p
+}
+
+// authenticate checks the bearer key (spec section 5) and puts the
+// principal into the request context.
+func (s *Server) authenticate(c *gin.Context) {
+	p, err := s.principal(c)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), principalKey{}, p))
+	c.Next()
+}
+
+func (s *Server) principal(c *gin.Context) (Principal, error) {
+	header := c.GetHeader("Authorization")
+	if header == "" {
+		return Principal{}, Errorf(CodeUnauthorized, "authorization header is missing")
+	}
+	scheme, token, _ := strings.Cut(header, " ")
+	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return Principal{}, Errorf(CodeUnauthorized, "authorization header must be \"Bearer <API key>\"")
+	}
+	invalid := Errorf(CodeUnauthorized, "invalid API key")
+	lookup, secret, ok := apikey.Parse(s.opts.KeyPrefix, strings.TrimSpace(token))
+	if !ok {
+		return Principal{}, invalid
+	}
+	key, err := s.keys.get(c.Request.Context(), lookup, s.loadKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Principal{}, invalid
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	if !apikey.Matches(secret, key.SecretHash) || key.RevokedAt != nil {
+		return Principal{}, invalid
+	}
+	if !key.TwoFactorEnabled {
+		return Principal{}, &Error{
+			Code:    CodeForbidden,
+			Message: "two-factor authentication is required to use the API: enable 2FA in the dashboard",
+			Docs:    s.opts.DocsURL + "/errors#2fa-required",
+		}
+	}
+	return Principal{AccountID: key.AccountID, KeyID: key.ID, Scopes: key.Scopes()}, nil
+}
+
+// loadKey reads a key from PostgreSQL and records its use.
+func (s *Server) loadKey(ctx context.Context, lookup string) (storage.APIKey, error) {
+	key, err := s.opts.DB.APIKeyByLookup(ctx, lookup)
+	if err != nil {
+		return key, err
+	}
+	if err := s.opts.DB.TouchAPIKey(ctx, key.ID, s.opts.Now()); err != nil {
+		s.log.WarnContext(ctx, "record key use", "error", err)
+	}
+	return key, nil
+}
+
+// require answers 403 unless the caller's key has scope.
+func (s *Server) require(scope string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !slices.Contains(mustPrincipal(c).Scopes, scope) {
+			s.writeError(c, Errorf(CodeForbidden, "this API key lacks the scope %q", scope))
+			return
+		}
+		c.Next()
+	}
+}
+
+// keyCache keeps keys read from PostgreSQL for ttl, so that a request need
+// not hit the database; a revoked key (or an account whose 2FA was turned
+// off) is therefore refused at most ttl after the change.
+type keyCache struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]cachedKey
+}
+
+type cachedKey struct {
+	key     storage.APIKey
+	expires time.Time
+}
+
+const keyCacheMax = 10000
+
+func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
+	return &keyCache{ttl: ttl, now: now, entries: map[string]cachedKey{}}
+}
+
+// get returns the cached key for lookup, or loads and caches it. Lookups
+// that fail are not cached.
+func (k *keyCache) get(ctx context.Context, lookup string, load func(context.Context, string) (storage.APIKey, error)) (storage.APIKey, error) {
+	now := k.now()
+	k.mu.Lock()
+	e, ok := k.entries[lookup]
+	k.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.key, nil
+	}
+	key, err := load(ctx, lookup)
+	if err != nil || k.ttl <= 0 {
+		return key, err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.entries) >= keyCacheMax {
+		for l, e := range k.entries {
+			if !now.Before(e.expires) {
+				delete(k.entries, l)
+			}
+		}
+	}
+	if len(k.entries) < keyCacheMax {
+		k.entries[lookup] = cachedKey{key: key, expires: now.Add(k.ttl)}
+	}
+	return key, nil
+}

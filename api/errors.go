@@ -1,0 +1,127 @@
+package api
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Code classifies an application error; codeStatus maps it to HTTP.
+type Code string
+
+// The error codes of the API (spec section 7).
+const (
+	CodeBadRequest       Code = "bad_request"
+	CodeUnauthorized     Code = "unauthorized"
+	CodeForbidden        Code = "forbidden"
+	CodeNotFound         Code = "not_found"
+	CodeMethodNotAllowed Code = "method_not_allowed"
+	CodeTooLarge         Code = "too_large"
+	CodeValidation       Code = "validation"
+	CodeRateLimited      Code = "rate_limited"
+	CodeUnavailable      Code = "unavailable"
+	CodeInternal         Code = "internal"
+)
+
+var codeStatus = map[Code]int{
+	CodeBadRequest:       http.StatusBadRequest,
+	CodeUnauthorized:     http.StatusUnauthorized,
+	CodeForbidden:        http.StatusForbidden,
+	CodeNotFound:         http.StatusNotFound,
+	CodeMethodNotAllowed: http.StatusMethodNotAllowed,
+	CodeTooLarge:         http.StatusRequestEntityTooLarge,
+	CodeValidation:       http.StatusUnprocessableEntity,
+	CodeRateLimited:      http.StatusTooManyRequests,
+	CodeUnavailable:      http.StatusServiceUnavailable,
+	CodeInternal:         http.StatusInternalServerError,
+}
+
+// Error is an application error: what the client is told. Anything that
+// is not an *Error is answered as a 500 with an incident phrase only.
+type Error struct {
+	Code    Code
+	Message string
+	// Fields maps a request field path to what is wrong with it (422).
+	Fields map[string]string
+	// Docs is a documentation URL for the error, when there is one.
+	Docs string
+	// RetryAfter, in seconds, is sent as the Retry-After header when set.
+	RetryAfter int
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// errorBody is the failure envelope of spec section 1.
+type errorBody struct {
+	Status bool              `json:"status"`
+	Error  string            `json:"error"`
+	Errors map[string]string `json:"errors,omitempty"`
+	Docs   string            `json:"docs,omitempty"`
+}
+
+// dataBody is the success envelope of spec section 1.
+type dataBody struct {
+	Status bool `json:"status"`
+	Data   any  `json:"data"`
+}
+
+// writeData answers 200 with data in the success envelope.
+func writeData(c *gin.Context, data any) {
+	c.JSON(http.StatusOK, dataBody{Status: true, Data: data})
+}
+
+// writeError answers err in the failure envelope. Application errors are
+// told as they are; anything else is logged with the request id and
+// answered with an incident phrase, its cause never echoed.
+func (s *Server) writeError(c *gin.Context, err error) {
+	var e *Error
+	if errors.As(err, &e) && error(e) != err {
+		s.log.WarnContext(c.Request.Context(), "request failed", slog.String("request_id", requestID(c)),
+			slog.String("error", err.Error()))
+	}
+	if e == nil {
+		phrase := incidentPhrase()
+		s.log.ErrorContext(c.Request.Context(), "internal error",
+			slog.String("incident", phrase), slog.String("request_id", requestID(c)),
+			slog.String("error", err.Error()))
+		e = &Error{Code: CodeInternal, Message: "internal error, incident " + phrase}
+	}
+	if e.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	status, ok := codeStatus[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	c.AbortWithStatusJSON(status, errorBody{Error: e.Message, Errors: e.Fields, Docs: e.Docs})
+}
+
+var (
+	incidentAdjectives = []string{"amber", "brisk", "calm", "dusky", "eager", "faint", "gentle", "hollow", "icy", "jolly", "keen", "lucid", "mellow", "nimble", "olive", "pale", "quiet", "rusty", "silent", "tidy", "umber", "vivid", "wry", "young"}
+	incidentNouns      = []string{"otter", "falcon", "badger", "heron", "lynx", "marten", "newt", "osprey", "puffin", "quail", "raven", "stoat", "tern", "viper", "walrus", "yak", "zebra", "bison", "crane", "dingo", "egret", "ferret", "gecko", "hare"}
+)
+
+// incidentPhrase makes the phrase that identifies one incident in the logs,
+// e.g. "calm-otter-4821".
+func incidentPhrase() string {
+	pick := func(n int) int {
+		v, err := rand.Int(rand.Reader, big.NewInt(int64(n)))
+		if err != nil {
+			return 0
+		}
+		return int(v.Int64())
+	}
+	return fmt.Sprintf("%s-%s-%04d", incidentAdjectives[pick(len(incidentAdjectives))],
+		incidentNouns[pick(len(incidentNouns))], pick(10000))
+}

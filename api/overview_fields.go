@@ -1,0 +1,56 @@
+package api
+
+import (
+	"slices"
+
+	"github.com/kisa-dev/kisa/jobs"
+)
+
+// trimOverview renders an overview as the response's `results`, keeping
+// only the fields the request selected (spec 4.5 rule 3). It runs after
+// the cache, so one cached entry serves every selection. Lists are never
+// null.
+func trimOverview(ov jobs.Overview, sel fieldSelection) map[string]any {
+	paragraphs := make([]map[string]any, 0, len(ov.Paragraphs))
+	for _, p := range ov.Paragraphs {
+		m := map[string]any{"citations": citationList(p.Citations, sel.ParagraphCitation)}
+		if sel.ParagraphText {
+			m["text"] = p.Text
+		}
+		paragraphs = append(paragraphs, m)
+	}
+	sources := make([]map[string]any, 0, len(ov.Sources))
+	for _, s := range ov.Sources {
+		sources = append(sources, pick(sel.Sources, map[string]any{
+			"url": s.URL, "title": s.Title, "source": s.Source, "icon": s.Icon}))
+	}
+	return map[string]any{
+		"hasOverview": ov.HasOverview,
+		"text":        ov.Text,
+		"citations":   citationList(ov.Citations, sel.Citations),
+		"paragraphs":  paragraphs,
+		"sources":     sources,
+	}
+}
+
+func citationList(cs []jobs.Citation, keep []string) []map[string]any {
+	out := make([]map[string]any, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, pick(keep, map[string]any{
+			"url": c.URL, "title": c.Title, "source": c.Source, "favicon": c.Favicon}))
+	}
+	return out
+}
+
+// pick keeps the keys of m listed in keep; a nil keep keeps them all.
+func pick(keep []string, m map[string]any) map[string]any {
+	if keep == nil {
+		return m
+	}
+	for k := range m {
+		if !slices.Contains(keep, k) {
+			delete(m, k)
+		}
+	}
+	return m
+}

@@ -1,0 +1,241 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/language"
+)
+
+// Limits and defaults of the AI overview request (spec 4.5 and 8).
+const (
+	maxQueryChars   = 500
+	defaultCountry  = "at"
+	defaultLanguage = "de"
+	defaultCacheTTL = 120
+	// maxCacheTTL bounds cache.ttl to one day: a cached result hands out
+	// fresh 24-hour screenshot URLs, and its screenshots must outlive the
+	// last of them (the bucket keeps objects 2 days, see storage).
+	maxCacheTTL = 86400
+)
+
+var (
+	sourceFields   = []string{"url", "title", "source", "icon"}
+	citationFields = []string{"url", "title", "source", "favicon"}
+)
+
+// overviewRequest is a validated, defaulted AI overview request.
+type overviewRequest struct {
+	Query       string // whitespace folded, case kept
+	Country     string // lower case
+	Language    string // lower case
+	Screenshots bool
+	CacheOn     bool
+	CacheTTL    int // seconds
+	Fields      fieldSelection
+}
+
+// fieldSelection is the request's `fields`; a nil list keeps every field.
+type fieldSelection struct {
+	Sources           []string
+	Citations         []string
+	ParagraphText     bool
+	ParagraphCitation []string
+}
+
+// validation collects every problem of a request, by field path.
+type validation map[string]string
+
+func (v validation) add(path, format string, args ...any) {
+	if _, seen := v[path]; !seen {
+		v[path] = fmt.Sprintf(format, args...)
+	}
+}
+
+// parseOverviewRequest decodes and validates body. A body that is not a
+// JSON object is a 400; every other problem is a 422 naming all fields.
+func parseOverviewRequest(body []byte) (overviewRequest, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil || top == nil {
+		return overviewRequest{}, Errorf(CodeBadRequest, "request body must be a JSON object")
+	}
+	v := validation{}
+	req := overviewRequest{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
+		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: fieldSelection{ParagraphText: true}}
+	for name, raw := range top {
+		switch name {
+		case "query":
+			req.Query = parseQuery(v, raw)
+		case "countryCode":
+			req.Country = parseCode(v, name, raw, validCountry, "ISO 3166-1 alpha-2 country code")
+		case "languageCode":
+			req.Language = parseCode(v, name, raw, validLanguage, "ISO 639-1 language code")
+		case "screenshots":
+			decodeAs(v, name, raw, &req.Screenshots, "a boolean")
+		case "fields":
+			req.Fields = parseFields(v, raw)
+		case "cache":
+			parseCache(v, raw, &req)
+		default:
+			v.add(name, "unknown field; allowed: query, countryCode, languageCode, screenshots, fields, cache")
+		}
+	}
+	if _, ok := top["query"]; !ok {
+		v.add("query", "is required")
+	}
+	if len(v) > 0 {
+		return overviewRequest{}, &Error{Code: CodeValidation, Message: "validation failed", Fields: v}
+	}
+	return req, nil
+}
+
+// decodeAs decodes raw into dst, recording a type problem at path. JSON
+// null counts as a wrong type. It reports whether dst was set.
+func decodeAs(v validation, path string, raw json.RawMessage, dst any, want string) bool {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, dst) != nil {
+		v.add(path, "must be %s", want)
+		return false
+	}
+	return true
+}
+
+func parseQuery(v validation, raw json.RawMessage) string {
+	var q string
+	if !decodeAs(v, "query", raw, &q, "a string") {
+		return ""
+	}
+	q = strings.Join(strings.Fields(q), " ")
+	switch n := utf8.RuneCountInString(q); {
+	case n == 0:
+		v.add("query", "must not be empty")
+	case n > maxQueryChars:
+		v.add("query", "must be at most %d characters, got %d", maxQueryChars, n)
+	}
+	return q
+}
+
+func parseCode(v validation, path string, raw json.RawMessage, valid func(string) bool, what string) string {
+	var s string
+	if !decodeAs(v, path, raw, &s, "a string") {
+		return ""
+	}
+	s = strings.ToLower(strings.TrimSpace(s))
+	if !valid(s) {
+		v.add(path, "must be an %s", what)
+	}
+	return s
+}
+
+// validCountry reports whether s is an assigned ISO 3166-1 alpha-2 code.
+func validCountry(s string) bool {
+	if len(s) != 2 {
+		return false
+	}
+	r, err := language.ParseRegion(s)
+	return err == nil && r.IsCountry() && strings.EqualFold(r.String(), s)
+}
+
+// validLanguage reports whether s is an ISO 639-1 (two-letter) code.
+func validLanguage(s string) bool {
+	if len(s) != 2 {
+		return false
+	}
+	b, err := language.ParseBase(s)
+	return err == nil && b.String() == s
+}
+
+func parseCache(v validation, raw json.RawMessage, req *overviewRequest) {
+	var obj map[string]json.RawMessage
+	if !decodeAs(v, "cache", raw, &obj, "an object") {
+		return
+	}
+	for k, r := range obj {
+		switch k {
+		case "enabled":
+			decodeAs(v, "cache.enabled", r, &req.CacheOn, "a boolean")
+		case "ttl":
+			var f float64
+			if !decodeAs(v, "cache.ttl", r, &f, "a number") {
+				continue
+			}
+			if f != math.Trunc(f) || f < 1 || f > maxCacheTTL {
+				v.add("cache.ttl", "must be a whole number of seconds from 1 to %d", maxCacheTTL)
+				continue
+			}
+			req.CacheTTL = int(f)
+		default:
+			v.add("cache."+k, "unknown field; allowed: enabled, ttl")
+		}
+	}
+}
+
+func parseFields(v validation, raw json.RawMessage) fieldSelection {
+	sel := fieldSelection{ParagraphText: true}
+	var obj map[string]json.RawMessage
+	if !decodeAs(v, "fields", raw, &obj, "an object") {
+		return sel
+	}
+	for k, r := range obj {
+		switch k {
+		case "sources":
+			sel.Sources = parseFieldList(v, "fields.sources", r, sourceFields)
+		case "citations":
+			sel.Citations = parseFieldList(v, "fields.citations", r, citationFields)
+		case "paragraphs":
+			parseParagraphFields(v, r, &sel)
+		default:
+			v.add("fields."+k, "unknown field; allowed: sources, citations, paragraphs")
+		}
+	}
+	return sel
+}
+
+func parseParagraphFields(v validation, raw json.RawMessage, sel *fieldSelection) {
+	var obj map[string]json.RawMessage
+	if !decodeAs(v, "fields.paragraphs", raw, &obj, "an object") {
+		return
+	}
+	for k, r := range obj {
+		switch k {
+		case "text":
+			decodeAs(v, "fields.paragraphs.text", r, &sel.ParagraphText, "a boolean")
+		case "citations":
+			sel.ParagraphCitation = parseFieldList(v, "fields.paragraphs.citations", r, citationFields)
+		default:
+			v.add("fields.paragraphs."+k, "unknown field; allowed: text, citations")
+		}
+	}
+}
+
+// parseFieldList reads a list of field names, each one of allowed.
+func parseFieldList(v validation, path string, raw json.RawMessage, allowed []string) []string {
+	var items []json.RawMessage
+	if !decodeAs(v, path, raw, &items, "an array of field names") {
+		return nil
+	}
+	if len(items) == 0 {
+		v.add(path, "must list at least one of: %s", strings.Join(allowed, ", "))
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		var name string
+		if !decodeAs(v, p, it, &name, "a string") {
+			continue
+		}
+		if !slices.Contains(allowed, name) {
+			v.add(p, "unknown field %q; allowed: %s", name, strings.Join(allowed, ", "))
+			continue
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

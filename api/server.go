@@ -1,0 +1,172 @@
+// Package api is the HTTP side of the service: a gin router with the
+// response envelope, API-key authentication, the read endpoints of the
+// knowledge base, integrations and secrets, and the AI overview endpoint.
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/storage"
+)
+
+// MaxBodyBytes is the largest request body the API reads (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// Options are the dependencies and settings of a Server.
+type Options struct {
+	DB           *storage.DB
+	Secrets      *storage.Secrets
+	Overviews    *Overviews // nil: the overview endpoint answers 503
+	KeyPrefix    string
+	DocsURL      string
+	KeyCacheTTL  time.Duration
+	Logger       *slog.Logger
+	Now          func() time.Time
+	HealthChecks map[string]func(context.Context) error
+}
+
+// Server is the HTTP API.
+type Server struct {
+	opts   Options
+	log    *slog.Logger
+	keys    *keyCache
+	metrics *metrics
+	router  *gin.Engine
+}
+
+// New builds the API with its routes.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	gin.SetMode(gin.ReleaseMode)
+	s := &Server{opts: opts, log: opts.Logger, keys: newKeyCache(opts.KeyCacheTTL, opts.Now),
+		metrics: newMetrics()}
+	s.router = s.routes()
+	return s
+}
+
+// ServeHTTP makes the Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func (s *Server) routes() *gin.Engine {
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true
+	r.Use(s.requestIDs, s.logRequests, s.recoverPanics, limitBody)
+	r.NoRoute(func(c *gin.Context) { s.writeError(c, Errorf(CodeNotFound, "no such endpoint")) })
+	r.NoMethod(func(c *gin.Context) { s.writeError(c, Errorf(CodeMethodNotAllowed, "method not allowed")) })
+	r.GET("/healthz", s.health)
+	r.GET("/metrics", s.serveMetrics)
+
+	v1 := r.Group("/v1", s.authenticate)
+	v1.GET("/knowledgebase", s.require(apikey.ScopeKnowledgebaseRead), s.listClusters)
+	v1.GET("/integrations", s.require(apikey.ScopeIntegrationsRead), s.listIntegrations)
+	v1.GET("/integrations/:id", s.require(apikey.ScopeIntegrationsRead), s.getIntegration)
+	v1.GET("/secrets/:id", s.require(apikey.ScopeSecretsRead), s.getSecret)
+	v1.POST("/networks/browser/ai-overview", s.require(apikey.ScopeOverviewRun), s.overview)
+	return r
+}
+
+// health answers 200 when every backing service answers, 503 otherwise.
+func (s *Server) health(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	healthy := true
+	for name, check := range s.opts.HealthChecks {
+		checks[name] = "ok"
+		if err := check(ctx); err != nil {
+			s.log.WarnContext(ctx, "health check failed", "check", name, "error", err)
+			checks[name], healthy = "unavailable", false
+		}
+	}
+	if !healthy {
+		c.AbortWithStatusJSON(http.StatusServiceUnavailable, errorBody{Error: "unhealthy", Errors: checks})
+		return
+	}
+	writeData(c, checks)
+}
+
+type requestIDKey struct{}
+
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// requestIDs gives every request an id: the client's X-Request-Id when it
+// is sane, a new UUID otherwise; the response always carries it.
+func (s *Server) requestIDs(c *gin.Context) {
+	id := c.GetHeader("X-Request-Id")
+	if !saneRequestID.MatchString(id) {
+		id = uuid.NewString()
+	}
+	c.Header("X-Request-Id", id)
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestIDKey{}, id))
+	c.Next()
+}
+
+func requestID(c *gin.Context) string {
+	id, _ := c.Request.Context().Value(requestIDKey{}).(string)
+	return id
+}
+
+// logRequests writes one structured line per request. It never logs
+// headers, bodies or keys.
+func (s *Server) logRequests(c *gin.Context) {
+	start := s.opts.Now()
+	c.Next()
+	attrs := []any{
+		slog.String("method", c.Request.Method),
+		slog.String("route", c.FullPath()),
+		slog.Int("status", c.Writer.Status()),
+		slog.Duration("duration", s.opts.Now().Sub(start)),
+		slog.String("request_id", requestID(c)),
+	}
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	s.metrics.add("kisa_http_requests_total", 1, "method", c.Request.Method, "route", route,
+		"status", strconv.Itoa(c.Writer.Status()))
+	if p, ok := principalFrom(c.Request.Context()); ok {
+		attrs = append(attrs, slog.String("account", p.AccountID.String()))
+	}
+	s.log.InfoContext(c.Request.Context(), "request", attrs...)
+}
+
+// recoverPanics turns a panic into a 500 with an incident phrase; the
+// stack is logged with the phrase and the request id.
+func (s *Server) recoverPanics(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.writeError(c, fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+		}
+	}()
+	c.Next()
+}
+
+// limitBody caps what a handler can read of the body.
+func limitBody(c *gin.Context) {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+	c.Next()
+}
+
+// tooLarge reports whether err comes from reading past MaxBodyBytes.
+func tooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}

@@ -1,0 +1,103 @@
+// Package apikey makes and reads the service's API keys. A key is written
+// `<prefix>_<body>`; its body is a public lookup part (16 hex characters)
+// followed by a secret part (43 base64url characters, 256 random bits).
+// Only the SHA-256 of the secret part is stored.
+package apikey
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// Scopes a key can carry; a new key gets all of them unless told otherwise.
+const (
+	ScopeKnowledgebaseRead = "knowledgebase:read"
+	ScopeIntegrationsRead  = "integrations:read"
+	ScopeSecretsRead       = "secrets:read"
+	ScopeOverviewRun       = "overview:run"
+)
+
+// AllScopes lists every scope, in a stable order.
+func AllScopes() []string {
+	return []string{ScopeKnowledgebaseRead, ScopeIntegrationsRead, ScopeSecretsRead, ScopeOverviewRun}
+}
+
+const (
+	lookupLen = 16 // hex characters of the public part
+	secretLen = 43 // base64url characters of 32 random bytes
+)
+
+// Key is a freshly made key: Plain is shown once to its owner; Lookup and
+// Hash are what is stored.
+type Key struct {
+	Plain  string
+	Lookup string
+	Hash   []byte
+}
+
+// New makes a key with the given prefix. It fails only when the system's
+// random source does.
+func New(prefix string) (Key, error) {
+	pub := make([]byte, lookupLen/2)
+	sec := make([]byte, 32)
+	if _, err := rand.Read(pub); err != nil {
+		return Key{}, fmt.Errorf("random: %w", err)
+	}
+	if _, err := rand.Read(sec); err != nil {
+		return Key{}, fmt.Errorf("random: %w", err)
+	}
+	lookup := hex.EncodeToString(pub)
+	secret := base64.RawURLEncoding.EncodeToString(sec)
+	return Key{Plain: prefix + "_" + lookup + secret, Lookup: lookup, Hash: Hash(secret)}, nil
+}
+
+// Parse splits a presented key into its lookup and secret parts; ok is
+// false when it does not have the prefix or the shape of a key.
+func Parse(prefix, token string) (lookup, secret string, ok bool) {
+	body, found := strings.CutPrefix(token, prefix+"_")
+	if !found || len(body) != lookupLen+secretLen {
+		return "", "", false
+	}
+	lookup, secret = body[:lookupLen], body[lookupLen:]
+	if _, err := hex.DecodeString(lookup); err != nil || strings.ToLower(lookup) != lookup {
+		return "", "", false
+	}
+	if _, err := base64.RawURLEncoding.DecodeString(secret); err != nil {
+		return "", "", false
+	}
+	return lookup, secret, true
+}
+
+// Hash is the stored form of a secret part.
+func Hash(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// Matches compares a presented secret part with a stored hash in constant time.
+func Matches(secret string, hash []byte) bool {
+	return subtle.ConstantTimeCompare(Hash(secret), hash) == 1
+}
+
+// ValidScope reports whether s is a known scope.
+func ValidScope(s string) bool {
+	for _, k := range AllScopes() {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact shortens a key for logs: the prefix and lookup part only.
+func Redact(prefix, token string) string {
+	if lookup, _, ok := Parse(prefix, token); ok {
+		return prefix + "_" + lookup + "…"
+	}
+	return "(malformed)"
+}

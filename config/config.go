@@ -1,0 +1,260 @@
+// Package config holds the service's settings. They are read once, in main,
+// from the environment (Heroku's PORT, DATABASE_URL and REDIS_URL, and
+// KISA_* for the rest); no other package reads the environment.
+package config
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of the web, worker and admin processes.
+type Config struct {
+	Port        int    // PORT: HTTP port of the web process
+	DatabaseURL string // DATABASE_URL
+	RedisURL    string // REDIS_URL
+
+	APIKeyPrefix string        // KISA_API_KEY_PREFIX: prefix of every API key
+	SecretsKey   []byte        // KISA_SECRETS_KEY: 32-byte AES-256-GCM key for secret values
+	DocsURL      string        // KISA_DOCS_URL: base of the docs links in errors
+	KeyCacheTTL  time.Duration // KISA_KEY_CACHE_TTL: how long a key lookup is reused
+	LogLevel     string        // KISA_LOG_LEVEL: debug, info, warn, error
+
+	OverviewTimeout time.Duration // KISA_OVERVIEW_TIMEOUT: how long the API waits for a job
+	JobTimeout      time.Duration // KISA_JOB_TIMEOUT: how long one browser visit may take
+	JobMaxRetry     int           // KISA_JOB_MAX_RETRY: asynq retries of a failed visit
+
+	SearchURL          string // KISA_SEARCH_URL: results page the worker opens
+	ChromePath         string // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
+	BrowserConcurrency int    // KISA_BROWSER_CONCURRENCY: tabs (and asynq slots) per worker
+	BrowserRecycle     int    // KISA_BROWSER_RECYCLE_AFTER: jobs before the browser restarts
+
+	S3Endpoint  string // KISA_S3_ENDPOINT: MinIO host:port the processes talk to
+	S3AccessKey string // KISA_S3_ACCESS_KEY
+	S3SecretKey string // KISA_S3_SECRET_KEY
+	S3Bucket    string // KISA_S3_BUCKET
+	S3UseSSL    bool   // KISA_S3_USE_SSL
+	S3Region    string // KISA_S3_REGION
+	CDNURL      string // KISA_CDN_URL: public base of screenshot URLs
+}
+
+// Var describes one environment variable: its name, its default and what
+// it sets. Vars is the list README's configuration table is checked against.
+type Var struct {
+	Name, Default, Doc string
+}
+
+// Vars lists every environment variable the service reads.
+var Vars = []Var{
+	{"PORT", "8080", "HTTP port of `kisa web`."},
+	{"DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable", "PostgreSQL connection URL."},
+	{"REDIS_URL", "redis://127.0.0.1:6379/0", "Redis URL: the asynq queue, the result cache and job notifications."},
+	{"KISA_API_KEY_PREFIX", "kisa", "Prefix of every API key (`<prefix>_<key>`)."},
+	{"KISA_SECRETS_KEY", "", "Required by `web` and `admin`: 32 random bytes, base64, that encrypt secret values (AES-256-GCM)."},
+	{"KISA_DOCS_URL", "https://docs.kisa.dev", "Base of the `docs` links in error bodies."},
+	{"KISA_KEY_CACHE_TTL", "30s", "How long a verified API key is reused without asking PostgreSQL; a revoked key stops working within this bound."},
+	{"KISA_LOG_LEVEL", "info", "debug, info, warn or error."},
+	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its job before answering 503."},
+	{"KISA_JOB_TIMEOUT", "45s", "How long one browser visit may take."},
+	{"KISA_JOB_MAX_RETRY", "2", "How often asynq retries a failed visit (must be at least 1)."},
+	{"KISA_SEARCH_URL", "https://www.google.com/search", "Results page the worker opens with q, gl and hl."},
+	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks for chromium on PATH."},
+	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
+	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Jobs after which a worker restarts its browser (0: never)."},
+	{"KISA_S3_ENDPOINT", "127.0.0.1:9000", "MinIO (S3) host:port for uploads."},
+	{"KISA_S3_ACCESS_KEY", "", "MinIO access key (required by web and worker)."},
+	{"KISA_S3_SECRET_KEY", "", "MinIO secret key (required by web and worker)."},
+	{"KISA_S3_BUCKET", "kisa-screenshots", "Bucket of the screenshots; created at start with a 2-day expiry rule."},
+	{"KISA_S3_USE_SSL", "false", "Whether KISA_S3_ENDPOINT speaks HTTPS."},
+	{"KISA_S3_REGION", "us-east-1", "Region used to sign URLs (no lookup call is made)."},
+	{"KISA_CDN_URL", "http://127.0.0.1:9000", "Public base of screenshot URLs ({cdn_url}); URLs are signed for this host."},
+}
+
+// Load reads the configuration through getenv, filling defaults. It
+// returns an error naming the first variable whose value cannot be parsed;
+// Validate checks the values themselves.
+func Load(getenv func(string) string) (Config, error) {
+	get := func(name string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		for _, v := range Vars {
+			if v.Name == name {
+				return v.Default
+			}
+		}
+		return ""
+	}
+	p := parser{get: get}
+	c := Config{
+		Port:               p.int("PORT"),
+		DatabaseURL:        get("DATABASE_URL"),
+		RedisURL:           get("REDIS_URL"),
+		APIKeyPrefix:       get("KISA_API_KEY_PREFIX"),
+		SecretsKey:         p.key("KISA_SECRETS_KEY"),
+		DocsURL:            strings.TrimRight(get("KISA_DOCS_URL"), "/"),
+		KeyCacheTTL:        p.duration("KISA_KEY_CACHE_TTL"),
+		LogLevel:           get("KISA_LOG_LEVEL"),
+		OverviewTimeout:    p.duration("KISA_OVERVIEW_TIMEOUT"),
+		JobTimeout:         p.duration("KISA_JOB_TIMEOUT"),
+		JobMaxRetry:        p.int("KISA_JOB_MAX_RETRY"),
+		SearchURL:          get("KISA_SEARCH_URL"),
+		ChromePath:         get("KISA_CHROME_PATH"),
+		BrowserConcurrency: p.int("KISA_BROWSER_CONCURRENCY"),
+		BrowserRecycle:     p.int("KISA_BROWSER_RECYCLE_AFTER"),
+		S3Endpoint:         get("KISA_S3_ENDPOINT"),
+		S3AccessKey:        get("KISA_S3_ACCESS_KEY"),
+		S3SecretKey:        get("KISA_S3_SECRET_KEY"),
+		S3Bucket:           get("KISA_S3_BUCKET"),
+		S3UseSSL:           p.bool("KISA_S3_USE_SSL"),
+		S3Region:           get("KISA_S3_REGION"),
+		CDNURL:             strings.TrimRight(get("KISA_CDN_URL"), "/"),
+	}
+	return c, p.err
+}
+
+// parser turns strings into typed values, keeping the first error.
+type parser struct {
+	get func(string) string
+	err error
+}
+
+func (p *parser) fail(name, v, want string) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%s: %q is not %s", name, v, want)
+	}
+}
+
+func (p *parser) int(name string) int {
+	v := p.get(name)
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		p.fail(name, v, "a whole number")
+	}
+	return n
+}
+
+func (p *parser) bool(name string) bool {
+	v := p.get(name)
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.fail(name, v, "true or false")
+	}
+	return b
+}
+
+func (p *parser) duration(name string) time.Duration {
+	v := p.get(name)
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		p.fail(name, v, "a duration such as 30s")
+	}
+	return d
+}
+
+// key decodes a base64 AES-256 key; an empty value stays nil (Require*
+// decides whether the process needs it). The value is never echoed.
+func (p *parser) key(name string) []byte {
+	v := p.get(name)
+	if v == "" {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(b) != 32 {
+		if p.err == nil {
+			p.err = fmt.Errorf("%s: must be 32 bytes encoded in base64 (try: head -c32 /dev/urandom | base64)", name)
+		}
+		return nil
+	}
+	return b
+}
+
+// Validate checks the values every process relies on and returns an error
+// naming the first bad setting.
+func (c Config) Validate() error {
+	checks := []struct {
+		ok   bool
+		name string
+		want string
+	}{
+		{c.Port > 0 && c.Port < 65536, "PORT", "a port between 1 and 65535"},
+		{validURL(c.DatabaseURL, "postgres", "postgresql"), "DATABASE_URL", "a postgres:// URL"},
+		{validURL(c.RedisURL, "redis", "rediss"), "REDIS_URL", "a redis:// URL"},
+		{validPrefix(c.APIKeyPrefix), "KISA_API_KEY_PREFIX", "1 to 16 letters or digits"},
+		{validURL(c.DocsURL, "http", "https"), "KISA_DOCS_URL", "an http(s) URL"},
+		{c.KeyCacheTTL >= 0 && c.KeyCacheTTL <= 10*time.Minute, "KISA_KEY_CACHE_TTL", "between 0s and 10m"},
+		{validLevel(c.LogLevel), "KISA_LOG_LEVEL", "debug, info, warn or error"},
+		{c.OverviewTimeout >= time.Second, "KISA_OVERVIEW_TIMEOUT", "at least 1s"},
+		{c.JobTimeout >= time.Second, "KISA_JOB_TIMEOUT", "at least 1s"},
+		{c.JobMaxRetry >= 1 && c.JobMaxRetry <= 25, "KISA_JOB_MAX_RETRY", "between 1 and 25"},
+		{validURL(c.SearchURL, "http", "https"), "KISA_SEARCH_URL", "an http(s) URL"},
+		{c.BrowserConcurrency >= 1 && c.BrowserConcurrency <= 64, "KISA_BROWSER_CONCURRENCY", "between 1 and 64"},
+		{c.BrowserRecycle >= 0, "KISA_BROWSER_RECYCLE_AFTER", "0 or more"},
+		{c.S3Endpoint != "" && !strings.Contains(c.S3Endpoint, "/"), "KISA_S3_ENDPOINT", "host:port without scheme"},
+		{c.S3Bucket != "", "KISA_S3_BUCKET", "a bucket name"},
+		{validURL(c.CDNURL, "http", "https"), "KISA_CDN_URL", "an http(s) URL"},
+	}
+	for _, ck := range checks {
+		if !ck.ok {
+			return fmt.Errorf("%s: must be %s", ck.name, ck.want)
+		}
+	}
+	return nil
+}
+
+// RequireSecretsKey reports an error when KISA_SECRETS_KEY is not set; the
+// web and admin processes need it, the worker does not.
+func (c Config) RequireSecretsKey() error {
+	if len(c.SecretsKey) != 32 {
+		return fmt.Errorf("KISA_SECRETS_KEY: must be set to 32 bytes encoded in base64 (try: head -c32 /dev/urandom | base64)")
+	}
+	return nil
+}
+
+// RequireS3 reports an error when the MinIO credentials are missing.
+func (c Config) RequireS3() error {
+	if c.S3AccessKey == "" {
+		return fmt.Errorf("KISA_S3_ACCESS_KEY: must be set")
+	}
+	if c.S3SecretKey == "" {
+		return fmt.Errorf("KISA_S3_SECRET_KEY: must be set")
+	}
+	return nil
+}
+
+func validURL(s string, schemes ...string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	for _, sc := range schemes {
+		if u.Scheme == sc {
+			return true
+		}
+	}
+	return false
+}
+
+func validPrefix(s string) bool {
+	if len(s) == 0 || len(s) > 16 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func validLevel(s string) bool {
+	switch s {
+	case "debug", "info", "warn", "error":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,70 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// APIKey is a stored key with what authentication needs of its account.
+type APIKey struct {
+	ID               uuid.UUID  `db:"id"`
+	AccountID        uuid.UUID  `db:"account_id"`
+	SecretHash       []byte     `db:"secret_hash"`
+	ScopeList        string     `db:"scopes"`
+	RevokedAt        *time.Time `db:"revoked_at"`
+	TwoFactorEnabled bool       `db:"two_factor_enabled"`
+}
+
+// Scopes returns the key's scopes.
+func (k APIKey) Scopes() []string {
+	if k.ScopeList == "" {
+		return []string{}
+	}
+	return strings.Split(k.ScopeList, ",")
+}
+
+// CreateAPIKey stores a key by its public lookup part and secret hash.
+func (s *DB) CreateAPIKey(ctx context.Context, account uuid.UUID, lookup string, hash []byte, scopes []string) (uuid.UUID, error) {
+	id := uuid.New()
+	_, err := s.db.ExecContext(ctx, `
+		INSERT INTO api_keys (id, account_id, lookup, secret_hash, scopes)
+		VALUES ($1, $2, $3, $4, string_to_array($5, ','))`,
+		id, account, lookup, hash, strings.Join(scopes, ","))
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("create api key: %w", err)
+	}
+	return id, nil
+}
+
+// APIKeyByLookup returns the key with that public part, revoked or not,
+// or ErrNotFound.
+func (s *DB) APIKeyByLookup(ctx context.Context, lookup string) (APIKey, error) {
+	var k APIKey
+	err := s.db.GetContext(ctx, &k, `
+		SELECT k.id, k.account_id, k.secret_hash, array_to_string(k.scopes, ',') AS scopes,
+		       k.revoked_at, a.two_factor_enabled
+		FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		WHERE k.lookup = $1`, lookup)
+	return k, notFound(err, "api key by lookup")
+}
+
+// RevokeAPIKey marks a key revoked; ErrNotFound when there is no such key.
+// Revoking twice keeps the first time.
+func (s *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID) error {
+	res, err := s.db.ExecContext(ctx, `
+		UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1`, id)
+	return affected(res, err, "revoke api key")
+}
+
+// TouchAPIKey records that the key was used at t.
+func (s *DB) TouchAPIKey(ctx context.Context, id uuid.UUID, t time.Time) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, id, t)
+	if err != nil {
+		return fmt.Errorf("touch api key: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+// Package storage holds the adapters to the service's backing stores:
+// PostgreSQL (accounts, keys and the read-only resources), Redis (result
+// cache and job notifications) and MinIO (screenshots). Handlers never talk
+// SQL; they call the types of this package.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jmoiron/sqlx"
+)
+
+// ErrNotFound is returned when a row does not exist or belongs to another
+// account; callers cannot tell the two apart, by design.
+var ErrNotFound = errors.New("not found")
+
+// DB is the PostgreSQL store.
+type DB struct {
+	db *sqlx.DB
+}
+
+// Open connects to the PostgreSQL database at url and checks it answers.
+// It returns an error when the URL is malformed or the server is down.
+func Open(ctx context.Context, url string) (*DB, error) {
+	db, err := sqlx.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(10)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	return &DB{db: db}, nil
+}
+
+// SQL returns the underlying *sql.DB, for migrations.
+func (s *DB) SQL() *sql.DB { return s.db.DB }
+
+// Close closes the connection pool.
+func (s *DB) Close() error { return s.db.Close() }
+
+// Ping reports whether PostgreSQL answers.
+func (s *DB) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Account is a customer of the service.
+type Account struct {
+	ID               uuid.UUID `db:"id"`
+	Name             string    `db:"name"`
+	TwoFactorEnabled bool      `db:"two_factor_enabled"`
+	CreatedAt        time.Time `db:"created_at"`
+	UpdatedAt        time.Time `db:"updated_at"`
+}
+
+// CreateAccount stores a new account.
+func (s *DB) CreateAccount(ctx context.Context, name string, twoFactor bool) (Account, error) {
+	var a Account
+	err := s.db.GetContext(ctx, &a, `
+		INSERT INTO accounts (id, name, two_factor_enabled) VALUES ($1, $2, $3)
+		RETURNING id, name, two_factor_enabled, created_at, updated_at`,
+		uuid.New(), name, twoFactor)
+	if err != nil {
+		return Account{}, fmt.Errorf("create account: %w", err)
+	}
+	return a, nil
+}
+
+// AccountByName returns the oldest account with that name, or ErrNotFound.
+func (s *DB) AccountByName(ctx context.Context, name string) (Account, error) {
+	var a Account
+	err := s.db.GetContext(ctx, &a, `
+		SELECT id, name, two_factor_enabled, created_at, updated_at
+		FROM accounts WHERE name = $1 ORDER BY created_at, id LIMIT 1`, name)
+	return a, notFound(err, "account by name")
+}
+
+// SetTwoFactor records whether the account has 2FA enabled; ErrNotFound
+// when there is no such account.
+func (s *DB) SetTwoFactor(ctx context.Context, account uuid.UUID, enabled bool) error {
+	res, err := s.db.ExecContext(ctx, `
+		UPDATE accounts SET two_factor_enabled = $2, updated_at = now() WHERE id = $1`,
+		account, enabled)
+	return affected(res, err, "set 2fa")
+}
+
+// Cluster is one knowledge-base cluster (spec 2.1).
+type Cluster struct {
+	ID        uuid.UUID       `db:"id"`
+	Name      string          `db:"name"`
+	Type      string          `db:"type"`
+	Metadata  json.RawMessage `db:"metadata"`
+	CreatedAt time.Time       `db:"created_at"`
+	UpdatedAt time.Time       `db:"updated_at"`
+}
+
+// CreateCluster stores a cluster; metadata must be a JSON object.
+func (s *DB) CreateCluster(ctx context.Context, account uuid.UUID, name, typ string, metadata json.RawMessage) (uuid.UUID, error) {
+	id := uuid.New()
+	_, err := s.db.ExecContext(ctx, `
+		INSERT INTO clusters (id, account_id, name, type, metadata) VALUES ($1, $2, $3, $4, $5)`,
+		id, account, name, typ, string(metadata))
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("create cluster: %w", err)
+	}
+	return id, nil
+}
+
+// ListClusters returns the account's clusters, oldest first (never nil).
+func (s *DB) ListClusters(ctx context.Context, account uuid.UUID) ([]Cluster, error) {
+	out := []Cluster{}
+	err := s.db.SelectContext(ctx, &out, `
+		SELECT id, name, type, metadata, created_at, updated_at
+		FROM clusters WHERE account_id = $1 ORDER BY created_at, id`, account)
+	if err != nil {
+		return nil, fmt.Errorf("list clusters: %w", err)
+	}
+	return out, nil
+}
+
+// Integration is a third-party integration of an account (spec 2.2).
+type Integration struct {
+	ID        uuid.UUID       `db:"id"`
+	Provider  string          `db:"provider"`
+	Metadata  json.RawMessage `db:"metadata"`
+	CreatedAt time.Time       `db:"created_at"`
+}
+
+// CreateIntegration stores an integration; metadata must be a JSON object.
+func (s *DB) CreateIntegration(ctx context.Context, account uuid.UUID, provider string, metadata json.RawMessage) (uuid.UUID, error) {
+	id := uuid.New()
+	_, err := s.db.ExecContext(ctx, `
+		INSERT INTO integrations (id, account_id, provider, metadata) VALUES ($1, $2, $3, $4)`,
+		id, account, provider, string(metadata))
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("create integration: %w", err)
+	}
+	return id, nil
+}
+
+// ListIntegrations returns the account's integrations, oldest first.
+func (s *DB) ListIntegrations(ctx context.Context, account uuid.UUID) ([]Integration, error) {
+	out := []Integration{}
+	err := s.db.SelectContext(ctx, &out, `
+		SELECT id, provider, metadata, created_at
+		FROM integrations WHERE account_id = $1 ORDER BY created_at, id`, account)
+	if err != nil {
+		return nil, fmt.Errorf("list integrations: %w", err)
+	}
+	return out, nil
+}
+
+// Integration returns one of the account's integrations, or ErrNotFound.
+func (s *DB) Integration(ctx context.Context, account, id uuid.UUID) (Integration, error) {
+	var in Integration
+	err := s.db.GetContext(ctx, &in, `
+		SELECT id, provider, metadata, created_at
+		FROM integrations WHERE id = $1 AND account_id = $2`, id, account)
+	return in, notFound(err, "get integration")
+}
+
+func notFound(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return ErrNotFound
+	default:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+}
+
+func affected(res sql.Result, err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// AccountExists reports whether an account with id exists.
+func (s *DB) AccountExists(ctx context.Context, id uuid.UUID) (bool, error) {
+	var ok bool
+	err := s.db.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)`, id)
+	if err != nil {
+		return false, fmt.Errorf("account exists: %w", err)
+	}
+	return ok, nil
+}

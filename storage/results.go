@@ -1,0 +1,137 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/kisa-dev/kisa/jobs"
+)
+
+// recentOutcome is how long a finished job's outcome stays readable after
+// it was published, for a request that joined the task just as it ended.
+const recentOutcome = 5 * time.Second
+
+// Results is the Redis side of AI overview results: the result cache, and
+// the notification that wakes the API requests waiting on a job.
+type Results struct {
+	rdb    *redis.Client
+	prefix string
+}
+
+// NewResults returns the store; prefix starts every Redis key and channel
+// it uses (e.g. "kisa:").
+func NewResults(rdb *redis.Client, prefix string) *Results {
+	return &Results{rdb: rdb, prefix: prefix}
+}
+
+func (r *Results) cacheKey(key string) string   { return r.prefix + "cache:" + key }
+func (r *Results) outcomeKey(key string) string { return r.prefix + "outcome:" + key }
+func (r *Results) channel(key string) string    { return r.prefix + "done:" + key }
+
+// Cached returns the cached result for key and how long it has left; ok
+// is false when there is none. Errors are Redis failures.
+func (r *Results) Cached(ctx context.Context, key string) (res jobs.OverviewResult, left time.Duration, ok bool, err error) {
+	pipe := r.rdb.Pipeline()
+	get := pipe.Get(ctx, r.cacheKey(key))
+	ttl := pipe.PTTL(ctx, r.cacheKey(key))
+	if _, err := pipe.Exec(ctx); errors.Is(err, redis.Nil) {
+		return res, 0, false, nil
+	} else if err != nil {
+		return res, 0, false, fmt.Errorf("read cache: %w", err)
+	}
+	if err := json.Unmarshal([]byte(get.Val()), &res); err != nil {
+		return res, 0, false, fmt.Errorf("decode cached result: %w", err)
+	}
+	if ttl.Val() <= 0 {
+		return res, 0, false, nil
+	}
+	return res, ttl.Val(), true, nil
+}
+
+// Store caches res under key for ttl.
+func (r *Results) Store(ctx context.Context, key string, res jobs.OverviewResult, ttl time.Duration) error {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	if err := r.rdb.Set(ctx, r.cacheKey(key), b, ttl).Err(); err != nil {
+		return fmt.Errorf("write cache: %w", err)
+	}
+	return nil
+}
+
+// Publish tells the requests waiting on key how its job ended, and keeps
+// the outcome readable for a few seconds (see Recent).
+func (r *Results) Publish(ctx context.Context, key string, o jobs.Outcome) error {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return fmt.Errorf("encode outcome: %w", err)
+	}
+	pipe := r.rdb.TxPipeline()
+	pipe.Set(ctx, r.outcomeKey(key), b, recentOutcome)
+	pipe.Publish(ctx, r.channel(key), b)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("publish outcome: %w", err)
+	}
+	return nil
+}
+
+// Recent returns the outcome of a job for key that ended in the last few
+// seconds; ok is false when there is none.
+func (r *Results) Recent(ctx context.Context, key string) (o jobs.Outcome, ok bool, err error) {
+	b, err := r.rdb.Get(ctx, r.outcomeKey(key)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return o, false, nil
+	}
+	if err != nil {
+		return o, false, fmt.Errorf("read outcome: %w", err)
+	}
+	return o, true, decodeOutcome(b, &o)
+}
+
+func decodeOutcome(b []byte, o *jobs.Outcome) error {
+	if err := json.Unmarshal(b, o); err != nil {
+		return fmt.Errorf("decode outcome: %w", err)
+	}
+	return nil
+}
+
+// Waiter is a subscription to one key's outcome.
+type Waiter struct {
+	sub *redis.PubSub
+	ch  <-chan *redis.Message
+}
+
+// Subscribe starts listening for key's outcome. It returns once Redis has
+// confirmed the subscription, so an outcome published afterwards is never
+// missed. Close the Waiter when done.
+func (r *Results) Subscribe(ctx context.Context, key string) (*Waiter, error) {
+	sub := r.rdb.Subscribe(ctx, r.channel(key))
+	if _, err := sub.Receive(ctx); err != nil {
+		sub.Close()
+		return nil, fmt.Errorf("subscribe: %w", err)
+	}
+	return &Waiter{sub: sub, ch: sub.Channel()}, nil
+}
+
+// Wait blocks until the outcome arrives or ctx is done (ctx.Err()).
+func (w *Waiter) Wait(ctx context.Context) (jobs.Outcome, error) {
+	var o jobs.Outcome
+	select {
+	case <-ctx.Done():
+		return o, ctx.Err()
+	case msg, ok := <-w.ch:
+		if !ok {
+			return o, errors.New("wait for outcome: subscription closed")
+		}
+		return o, decodeOutcome([]byte(msg.Payload), &o)
+	}
+}
+
+// Close ends the subscription.
+func (w *Waiter) Close() error { return w.sub.Close() }

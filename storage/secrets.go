@@ -1,0 +1,96 @@
+package storage
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Secret is a stored secret without its value: the value is write-only
+// and never leaves this package decrypted.
+type Secret struct {
+	ID        uuid.UUID `db:"id"`
+	Name      string    `db:"name"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
+// Secrets stores secret values encrypted with AES-256-GCM. Each value has
+// a random nonce and is bound to its account and id (additional data), so
+// a ciphertext copied to another row does not decrypt.
+type Secrets struct {
+	db   *DB
+	aead cipher.AEAD
+}
+
+// NewSecrets returns the secret store; key must be 32 bytes.
+func NewSecrets(db *DB, key []byte) (*Secrets, error) {
+	if len(key) != 32 {
+		return nil, errors.New("secrets key must be 32 bytes")
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, fmt.Errorf("secrets cipher: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, fmt.Errorf("secrets cipher: %w", err)
+	}
+	return &Secrets{db: db, aead: aead}, nil
+}
+
+func additionalData(account, id uuid.UUID) []byte {
+	return append(account[:], id[:]...)
+}
+
+// Create encrypts value and stores it under name.
+func (s *Secrets) Create(ctx context.Context, account uuid.UUID, name, value string) (uuid.UUID, error) {
+	id := uuid.New()
+	nonce := make([]byte, s.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return uuid.Nil, fmt.Errorf("nonce: %w", err)
+	}
+	sealed := s.aead.Seal(nonce, nonce, []byte(value), additionalData(account, id))
+	_, err := s.db.db.ExecContext(ctx, `
+		INSERT INTO secrets (id, account_id, name, value_enc) VALUES ($1, $2, $3, $4)`,
+		id, account, name, sealed)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("create secret: %w", err)
+	}
+	return id, nil
+}
+
+// Get returns one of the account's secrets without its value, or ErrNotFound.
+func (s *Secrets) Get(ctx context.Context, account, id uuid.UUID) (Secret, error) {
+	var out Secret
+	err := s.db.db.GetContext(ctx, &out, `
+		SELECT id, name, created_at, updated_at FROM secrets WHERE id = $1 AND account_id = $2`,
+		id, account)
+	return out, notFound(err, "get secret")
+}
+
+// Reveal decrypts a secret's value, for the service's own use (never for
+// an API response). It returns ErrNotFound or a decryption error.
+func (s *Secrets) Reveal(ctx context.Context, account, id uuid.UUID) (string, error) {
+	var sealed []byte
+	err := s.db.db.GetContext(ctx, &sealed, `
+		SELECT value_enc FROM secrets WHERE id = $1 AND account_id = $2`, id, account)
+	if err := notFound(err, "reveal secret"); err != nil {
+		return "", err
+	}
+	n := s.aead.NonceSize()
+	if len(sealed) < n {
+		return "", errors.New("reveal secret: stored value too short")
+	}
+	plain, err := s.aead.Open(nil, sealed[:n], sealed[n:], additionalData(account, id))
+	if err != nil {
+		return "", fmt.Errorf("reveal secret: %w", err)
+	}
+	return string(plain), nil
+}

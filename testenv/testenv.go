@@ -1,0 +1,137 @@
+// Package testenv finds the real backing services for integration tests:
+// PostgreSQL, Redis, MinIO and Chromium, through environment variables with
+// local defaults. A missing service fails the test with a message saying
+// how to start it; nothing is skipped.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/kisa-dev/kisa/migrations"
+	"github.com/kisa-dev/kisa/storage"
+)
+
+const startHint = `start the backing services with "make services" (or run "make test")`
+
+// Get returns the environment variable name, or def when it is unset.
+func Get(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// DatabaseURL is the test database (TEST_DATABASE_URL).
+func DatabaseURL() string {
+	return Get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kisa_test?sslmode=disable")
+}
+
+// RedisURL is the test Redis server (TEST_REDIS_URL); tests choose their
+// own database number on it.
+func RedisURL() string { return Get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15") }
+
+var migrateOnce sync.Once
+var migrateErr error
+
+// Postgres connects to the test database, migrated, and closes it when
+// the test ends. Tests isolate their rows by creating accounts of their own.
+func Postgres(tb testing.TB) *storage.DB {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := storage.Open(ctx, DatabaseURL())
+	if err != nil {
+		tb.Fatalf("PostgreSQL at TEST_DATABASE_URL=%s: %v; %s", DatabaseURL(), err, startHint)
+	}
+	tb.Cleanup(func() { db.Close() })
+	migrateOnce.Do(func() { _, migrateErr = migrations.Up(ctx, db.SQL()) })
+	if migrateErr != nil {
+		tb.Fatalf("migrate test database: %v", migrateErr)
+	}
+	return db
+}
+
+// Redis connects to database n of the test Redis server and empties it:
+// each test package uses a number of its own, since packages run at once.
+func Redis(tb testing.TB, n int) *redis.Client {
+	tb.Helper()
+	opt, err := redis.ParseURL(RedisURL())
+	if err != nil {
+		tb.Fatalf("TEST_REDIS_URL: %v", err)
+	}
+	opt.DB = n
+	rdb := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.FlushDB(ctx).Err(); err != nil {
+		tb.Fatalf("Redis at %s: %v; %s", opt.Addr, err, startHint)
+	}
+	tb.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// S3 returns the MinIO settings (KISA_S3_*) with a bucket of the test's
+// own, so that tests do not see each other's objects.
+func S3(tb testing.TB) storage.S3Config {
+	tb.Helper()
+	access, secret := os.Getenv("KISA_S3_ACCESS_KEY"), os.Getenv("KISA_S3_SECRET_KEY")
+	if access == "" || secret == "" {
+		tb.Fatalf("KISA_S3_ACCESS_KEY and KISA_S3_SECRET_KEY are not set: MinIO's credentials come from the env file; %s", startHint)
+	}
+	return storage.S3Config{
+		Endpoint:  Get("KISA_S3_ENDPOINT", "127.0.0.1:9000"),
+		AccessKey: access, SecretKey: secret,
+		Bucket:    "kisa-test-" + RandomHex(4),
+		Region:    Get("KISA_S3_REGION", "us-east-1"),
+		PublicURL: Get("KISA_CDN_URL", "http://127.0.0.1:9000"),
+	}
+}
+
+// Chromium returns the browser binary (KISA_CHROME_PATH or chromium on
+// PATH), failing the test when there is none.
+func Chromium(tb testing.TB) string {
+	tb.Helper()
+	if p := os.Getenv("KISA_CHROME_PATH"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("chromium")
+	if err != nil {
+		tb.Fatalf("Chromium not found: apt-get install chromium (or set KISA_CHROME_PATH); %s", startHint)
+	}
+	return p
+}
+
+// RandomHex returns n random bytes in hex, for names of a test's own.
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// SecretsKey returns a fresh random 32-byte key in base64.
+func SecretsKey() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Environ builds a getenv func from "NAME=value" pairs, for run(...).
+func Environ(pairs ...string) func(string) string {
+	m := map[string]string{}
+	for _, p := range pairs {
+		k, v, _ := strings.Cut(p, "=")
+		m[k] = v
+	}
+	return func(k string) string { return m[k] }
+}

@@ -1,0 +1,25 @@
+package worker
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/hibiken/asynq"
+)
+
+func decodePayload(t *asynq.Task, dst any) error {
+	if err := json.Unmarshal(t.Payload(), dst); err != nil {
+		return fmt.Errorf("decode %s payload: %w", t.Type(), err)
+	}
+	return nil
+}
+
+// slogAdapter lets asynq log through slog.
+type slogAdapter struct{ l *slog.Logger }
+
+func (a slogAdapter) Debug(args ...any) { a.l.Debug(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Info(args ...any)  { a.l.Info(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Warn(args ...any)  { a.l.Warn(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Error(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq") }
+func (a slogAdapter) Fatal(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq", "fatal", true) }
