@@ -1,0 +1,262 @@
+package serp_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kisa-dev/kisa/jobs"
+)
+
+// interfaceStrings must never appear in an overview's text.
+var interfaceStrings = []string{
+	"AI Overview", "Übersicht mit KI", "Show more", "Show all", "Mehr anzeigen", "Alle anzeigen",
+	"Dive deeper in AI Mode", "AI responses may include mistakes", "KI-Antworten können Fehler enthalten",
+	"View related links", "Opens in new tab", "Sv6Kpe",
+}
+
+// TestExtractRealPage checks the facts of the captured page that the
+// fixture README lists, independently of the golden file.
+func TestExtractRealPage(t *testing.T) {
+	ov := extract(t, readPage(t, "aio-why-are-frogs-green.html"))
+	if !ov.HasOverview {
+		t.Fatal("HasOverview = false, want true")
+	}
+	if !strings.HasPrefix(ov.Text, "Frogs are green primarily for camouflage") {
+		t.Errorf("Text begins %.60q, want \"Frogs are green primarily for camouflage\"", ov.Text)
+	}
+	lines := strings.Split(ov.Text, "\n")
+	assertFollows(t, lines, "How it works (Two main methods):", "Chromatophore Layers (Light Reflection):",
+		"Melanophores (Bottom Layer): Contain dark melanin, absorbing light.")
+	assertFollows(t, lines, "Why it's important:",
+		"Camouflage: Blending into green leaves protects them from predators and helps them sneak up on insects.")
+	assertNoInterface(t, ov)
+	assertParagraphsMatchText(t, ov)
+}
+
+// TestExtractRealPageSources checks the side panel of the captured page.
+func TestExtractRealPageSources(t *testing.T) {
+	ov := extract(t, readPage(t, "aio-why-are-frogs-green.html"))
+	if len(ov.Sources) != 10 {
+		t.Fatalf("got %d sources, want 10: %v", len(ov.Sources), domains(ov.Sources))
+	}
+	got := domains(ov.Sources)
+	for _, d := range []string{"nature.com", "livescience.com", "today.duke.edu", "science.org", "futurity.org", "pmc.ncbi.nlm.nih.gov"} {
+		if !slices.Contains(got, d) {
+			t.Errorf("sources lack %s: %v", d, got)
+		}
+	}
+	want := jobs.Source{
+		URL:    "https://www.nature.com/articles/d41586-020-02103-z",
+		Title:  "How frogs became green — again, and again, and again",
+		Source: "nature.com",
+		Icon:   "https://encrypted-tbn1.gstatic.com/faviconV2?url=https://www.nature.com&client=AIM&size=128&type=FAVICON&fallback_opts=TYPE,SIZE,URL",
+	}
+	if diff := cmp.Diff(want, ov.Sources[0]); diff != "" {
+		t.Errorf("first source mismatch (-want +got):\n%s", diff)
+	}
+	for _, s := range ov.Sources {
+		if !strings.HasPrefix(s.Icon, "https://encrypted-tbn") || !strings.Contains(s.Icon, "faviconV2?url=https://") {
+			t.Errorf("source %s: icon %q is not the page's favicon URL", s.Source, s.Icon)
+		}
+	}
+}
+
+// TestExtractRealPageCitations checks that the chips of several paragraphs
+// resolve to real links, also those the page gives only by reference.
+func TestExtractRealPageCitations(t *testing.T) {
+	ov := extract(t, readPage(t, "aio-why-are-frogs-green.html"))
+	withCitations := 0
+	for _, p := range ov.Paragraphs {
+		if len(p.Citations) > 0 {
+			withCitations++
+		}
+		for _, c := range p.Citations {
+			assertCitation(t, c)
+		}
+	}
+	if withCitations < 3 {
+		t.Errorf("%d paragraphs have citations, want at least 3", withCitations)
+	}
+	if len(ov.Citations) != 10 {
+		t.Errorf("got %d citations, want 10 distinct", len(ov.Citations))
+	}
+	want := jobs.Citation{
+		URL:     "https://www.livescience.com/4014-frogs-green.html",
+		Title:   "Why Frogs are Green | Live Science",
+		Source:  "Live Science",
+		Favicon: "https://encrypted-tbn2.gstatic.com/faviconV2?url=https://www.livescience.com&client=AIM&size=128&type=FAVICON&fallback_opts=TYPE,SIZE,URL",
+	}
+	// The chip after "serpin" gives this link by reference only.
+	serpin := paragraphWith(t, ov, "protective protein (serpin)")
+	if diff := cmp.Diff(want, serpin.Citations[0]); diff != "" {
+		t.Errorf("serpin paragraph's first citation mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestExtractGerman checks a German overview of the fixture server.
+func TestExtractGerman(t *testing.T) {
+	ov := extract(t, readPage(t, "fixture-de-warum-ist-der-himmel-blau.html"))
+	if !strings.HasPrefix(ov.Text, "Der Himmel ist blau, weil das Sonnenlicht") {
+		t.Errorf("Text begins %.60q", ov.Text)
+	}
+	assertFollows(t, strings.Split(ov.Text, "\n"), "So funktioniert es:",
+		"Sonnenlicht: Weißes Sonnenlicht enthält alle Farben des Spektrums.")
+	assertNoInterface(t, ov)
+	assertParagraphsMatchText(t, ov)
+	if len(ov.Sources) != 5 || len(ov.Citations) != 5 {
+		t.Errorf("got %d sources and %d citations, want 5 and 5", len(ov.Sources), len(ov.Citations))
+	}
+	for _, c := range ov.Citations {
+		assertCitation(t, c)
+	}
+}
+
+// TestExtractNoOverview checks that pages without an overview give the
+// empty overview, with [] rather than null in JSON.
+func TestExtractNoOverview(t *testing.T) {
+	const want = `{"hasOverview":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`
+	tests := []struct {
+		name string
+		page string
+	}{
+		{name: "captcha", page: readPage(t, "sorry-captcha.html")},
+		{name: "results without overview", page: readPage(t, "fixture-en-no-overview.html")},
+		{name: "consent", page: readPage(t, "fixture-de-consent.html")},
+		{name: "empty", page: ""},
+		{name: "loading", page: loadingPage},
+		{name: "interface strings only", page: overviewPage(`<div class="Y3BBE">Show more</div><div class="Y3BBE">AI responses may include mistakes. Learn more</div>`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(extract(t, tt.page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, string(b)); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExtractBlocks checks how blocks are cut from small answers.
+func TestExtractBlocks(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer string
+		want   []string
+	}{
+		{
+			name:   "paragraph, heading, nested list",
+			answer: `<div class="Y3BBE">One  &nbsp;<b>two</b>.</div><div role="heading">Head:</div><ul><li>A<ul><li>A1</li></ul></li><li>B</li></ul>`,
+			want:   []string{"One two.", "Head:", "A", "A1", "B"},
+		},
+		{
+			name:   "hidden parts and controls left out",
+			answer: `<div class="Y3BBE">Kept<span style="display:none">gone</span><button>Button</button><span aria-hidden="true">x</span></div><div data-crb-el="1"><div class="Y3BBE">data</div></div>`,
+			want:   []string{"Kept"},
+		},
+		{
+			name:   "interface lines dropped",
+			answer: `<div class="Y3BBE">Answer.</div><div class="Y3BBE">Show all</div><div class="Y3BBE">AI responses may include mistakes. Learn more</div>`,
+			want:   []string{"Answer."},
+		},
+		{
+			name:   "text without known blocks is one block",
+			answer: `<div>Plain <i>answer</i> text.</div>`,
+			want:   []string{"Plain answer text."},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ov := extract(t, overviewPage(tt.answer))
+			var got []string
+			for _, p := range ov.Paragraphs {
+				got = append(got, p.Text)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("blocks mismatch (-want +got):\n%s", diff)
+			}
+			if ov.Text != strings.Join(tt.want, "\n") {
+				t.Errorf("Text = %q, want the blocks joined by newlines", ov.Text)
+			}
+		})
+	}
+}
+
+// loadingPage is an overview block whose answer has not streamed in yet.
+const loadingPage = `<html><body><h1>AI Overview</h1><div jscontroller="EYwa3d"><div id="m-x-content"><div data-xid="VpUvz"></div></div></div></body></html>`
+
+// overviewPage wraps answer markup into a minimal overview block.
+func overviewPage(answer string) string {
+	return `<html><body><div jscontroller="EYwa3d"><div id="m-x-content"><div data-xid="VpUvz">` +
+		answer + `</div></div></div></body></html>`
+}
+
+// assertFollows checks that lines holds the given lines one after another.
+func assertFollows(tb testing.TB, lines []string, want ...string) {
+	tb.Helper()
+	i := slices.Index(lines, want[0])
+	if i < 0 || i+len(want) > len(lines) {
+		tb.Errorf("text lacks line %q", want[0])
+		return
+	}
+	if diff := cmp.Diff(want, lines[i:i+len(want)]); diff != "" {
+		tb.Errorf("lines after %q mismatch (-want +got):\n%s", want[0], diff)
+	}
+}
+
+// assertNoInterface checks that no interface string is in the text.
+func assertNoInterface(tb testing.TB, ov jobs.Overview) {
+	tb.Helper()
+	for _, s := range interfaceStrings {
+		if strings.Contains(ov.Text, s) {
+			tb.Errorf("text holds interface string %q", s)
+		}
+	}
+}
+
+// assertParagraphsMatchText checks that Text is the paragraphs' texts.
+func assertParagraphsMatchText(tb testing.TB, ov jobs.Overview) {
+	tb.Helper()
+	var texts []string
+	for _, p := range ov.Paragraphs {
+		texts = append(texts, p.Text)
+	}
+	if diff := cmp.Diff(strings.Join(texts, "\n"), ov.Text); diff != "" {
+		tb.Errorf("Text is not the paragraphs joined (-paragraphs +text):\n%s", diff)
+	}
+}
+
+// assertCitation checks that c is a resolved link with all its fields.
+func assertCitation(tb testing.TB, c jobs.Citation) {
+	tb.Helper()
+	if !strings.HasPrefix(c.URL, "http") || c.Title == "" || c.Source == "" || !strings.Contains(c.Favicon, "faviconV2") {
+		tb.Errorf("citation not fully resolved: %+v", c)
+	}
+}
+
+// paragraphWith returns the paragraph whose text contains s.
+func paragraphWith(tb testing.TB, ov jobs.Overview, s string) jobs.Paragraph {
+	tb.Helper()
+	for _, p := range ov.Paragraphs {
+		if strings.Contains(p.Text, s) && len(p.Citations) > 0 {
+			return p
+		}
+	}
+	tb.Fatalf("no paragraph with citations contains %q", s)
+	return jobs.Paragraph{}
+}
+
+// domains returns the Source fields of ss.
+func domains(ss []jobs.Source) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Source)
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+// Package serpfixture is a stand-in for the search engine, for tests and
+// the offline demo: an http.Handler serving results pages with the same
+// markup hooks as the real one (see worker/serp/selectors.go), so that the
+// worker's browser code meets what it meets in the wild.
+//
+// Routes:
+//
+//	GET  /search?q=&hl=&gl=[&final=1]  results page (see the rules below)
+//	GET  /sorry/index?continue=        the captured CAPTCHA page, status 429
+//	GET  /consent?continue=&gl=&hl=    the consent interstitial
+//	POST /save                         records consent in the SOCS cookie, 303 to continue
+//	GET  /__visits[?q=]                visit and consent counters as JSON
+//	GET  /healthz                      200 "ok"
+//	GET  /                             a search box
+//
+// Rules of /search, applied to the query lower-cased with its white space
+// collapsed (NormaliseQuery), in this order:
+//
+//   - empty query: 302 to /.
+//   - Options.Consent on and no SOCS cookie: 302 to
+//     /consent?continue=<this URL>&gl=&hl=; not a visit. The consent page
+//     has the real page's two forms posting to /save: "Reject all"
+//     (hidden set_eom=true) and "Accept all" (set_sc=true, set_aps=true,
+//     set_eom=false), each with hidden gl, hl and continue; German for
+//     hl=de ("Bevor Sie zu Google weitergehen", "Alle ablehnen",
+//     "Alle akzeptieren").
+//   - contains "captcha": 302 to /sorry/index?continue=<this URL>.
+//   - exactly "why are frogs green" (RealPageQuery): the real captured,
+//     already expanded page, served as is whatever hl says.
+//   - contains "no overview", or is one of "facebook login", "youtube",
+//     "weather", "wetter": a results page without an overview.
+//   - anything else: a results page with an overview, in German when hl
+//     is "de" (or "de-XX"), else in English. "why is the sky blue" (en)
+//     and "warum ist der himmel blau" (de) have written overviews; other
+//     queries get a stand-in overview naming the query.
+//
+// Every /search request that serves a results page or the CAPTCHA
+// redirect counts as one visit of its query (Server.Visits).
+//
+// An overview page behaves like the real one in a browser: the block
+// first shows an empty "loading" state; after 40% of Options.OverviewDelay
+// a script appends the answer block by block, then the side panel, until
+// the delay has passed; then the collapsed "Show more" control appears
+// (aria-expanded="false"). The whole answer is in the DOM from then on,
+// clipped by CSS; clicking the control sets aria-expanded="true" and
+// unclips it. The streamed chunks are exactly the markup of the final
+// page, which ?final=1 and FinalPage serve directly.
+package serpfixture

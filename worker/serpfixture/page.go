@@ -1,0 +1,188 @@
+package serpfixture
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"strings"
+	"time"
+)
+
+// pagesFS holds the page templates and the real captured pages.
+//
+//go:embed pages
+var pagesFS embed.FS
+
+// Files in pagesFS.
+const (
+	realPagePath  = "pages/aio-why-are-frogs-green.html"
+	sorryPagePath = "pages/sorry-captcha.html"
+)
+
+// RealPageQuery is the query answered with the real captured results page.
+const RealPageQuery = "why are frogs green"
+
+// behaviour is what /search does for a query.
+type behaviour int
+
+// The behaviours of /search; see the package documentation.
+const (
+	withOverview behaviour = iota
+	withoutOverview
+	realCapture
+	captcha
+)
+
+// behaviourOf returns what /search does for a normalised query.
+func behaviourOf(query string) behaviour {
+	switch {
+	case strings.Contains(query, "captcha"):
+		return captcha
+	case query == RealPageQuery:
+		return realCapture
+	case strings.Contains(query, "no overview"):
+		return withoutOverview
+	}
+	switch query {
+	case "facebook login", "youtube", "weather", "wetter":
+		return withoutOverview
+	}
+	return withOverview
+}
+
+// NormaliseQuery returns the form of a query that the fixture's rules and
+// visit counters use: lower case, runs of white space as one space.
+func NormaliseQuery(q string) string {
+	return strings.ToLower(strings.Join(strings.Fields(q), " "))
+}
+
+// FinalPage returns the results page that /search serves for query in
+// language hl (e.g. "en", "de") once its overview has streamed in and been
+// expanded, as a browser's document.documentElement.outerHTML shows it:
+// the same markup that ?final=1 serves. For the real page's query it is
+// the captured page; for CAPTCHA queries it is the CAPTCHA page. It
+// returns an error only when a page template fails, a defect.
+func FinalPage(query, hl string) (string, error) {
+	p, err := newPages()
+	if err != nil {
+		return "", err
+	}
+	switch behaviourOf(NormaliseQuery(query)) {
+	case captcha:
+		return p.sorry, nil
+	case realCapture:
+		return p.real, nil
+	}
+	b, err := p.results(resultsRequest{query: query, hl: hl, final: true})
+	return string(b), err
+}
+
+// pages are the parsed templates and the captured pages.
+type pages struct {
+	tmpl        *template.Template
+	real, sorry string
+}
+
+// newPages parses the embedded templates and reads the captured pages.
+func newPages() (*pages, error) {
+	tmpl, err := template.ParseFS(pagesFS, "pages/*.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("parse fixture templates: %w", err)
+	}
+	real, err := pagesFS.ReadFile(realPagePath)
+	if err != nil {
+		return nil, fmt.Errorf("read real page: %w", err)
+	}
+	sorry, err := pagesFS.ReadFile(sorryPagePath)
+	if err != nil {
+		return nil, fmt.Errorf("read CAPTCHA page: %w", err)
+	}
+	return &pages{tmpl: tmpl, real: string(real), sorry: string(sorry)}, nil
+}
+
+// resultsRequest is what a results page depends on.
+type resultsRequest struct {
+	query, hl, gl string
+	final         bool          // render the expanded final state, no streaming
+	delay         time.Duration // until the overview is complete, when streaming
+}
+
+// resultsData feeds results.html.tmpl.
+type resultsData struct {
+	Query, HL, GL          string
+	W                      words
+	Overview, Final        bool
+	Answer, Aside, Control template.HTML
+	Stream                 template.JS
+	Results                []result
+}
+
+// result is one organic result.
+type result struct {
+	Title, Snippet, Site, URL, Initial string
+}
+
+// results renders the results page of a query with or without overview.
+func (p *pages) results(req resultsRequest) ([]byte, error) {
+	key := NormaliseQuery(req.query)
+	w := wordsFor(req.hl)
+	d := resultsData{Query: strings.TrimSpace(req.query), HL: req.hl, GL: req.gl, W: w, Final: req.final}
+	links := searchLinks(key, w.Lang)
+	if behaviourOf(key) == withOverview {
+		ov := overviewFor(key, req.hl)
+		links = ov.Links
+		if err := d.addOverview(ov, key+"|"+w.Lang, req.delay); err != nil {
+			return nil, err
+		}
+	}
+	d.Results = organic(links)
+	var buf bytes.Buffer
+	if err := p.tmpl.ExecuteTemplate(&buf, "results.html.tmpl", d); err != nil {
+		return nil, fmt.Errorf("render results page: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// addOverview puts the overview into d: inline when final, else as the
+// chunks that the page's script streams in after delay.
+func (d *resultsData) addOverview(ov overview, seed string, delay time.Duration) error {
+	d.Overview = true
+	chunks := overviewChunks(ov, d.W, seed)
+	if d.Final {
+		d.Answer, d.Aside = joinChunks(chunks)
+		d.Control = template.HTML(control(d.W, true))
+		return nil
+	}
+	b, err := json.Marshal(map[string]any{
+		"delay": delay.Milliseconds(), "chunks": chunks, "control": control(d.W, false),
+	})
+	if err != nil {
+		return fmt.Errorf("encode overview stream: %w", err)
+	}
+	d.Stream = template.JS(b)
+	return nil
+}
+
+// joinChunks returns the markup of the answer column and of the side panel.
+func joinChunks(chunks []chunk) (answer, aside template.HTML) {
+	var a, s strings.Builder
+	for _, c := range chunks {
+		if c.To == "aside" {
+			s.WriteString(c.HTML)
+		} else {
+			a.WriteString(c.HTML)
+		}
+	}
+	return template.HTML(a.String()), template.HTML(s.String())
+}
+
+// organic returns the organic results made of links.
+func organic(links []link) []result {
+	out := make([]result, 0, len(links))
+	for _, l := range links {
+		out = append(out, result{Title: l.Title, Snippet: l.Snippet, Site: l.Site, URL: l.URL, Initial: initial(l.Site)})
+	}
+	return out
+}
