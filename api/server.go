@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -39,8 +40,8 @@ type Options struct {
 
 // Server is the HTTP API.
 type Server struct {
-	opts   Options
-	log    *slog.Logger
+	opts    Options
+	log     *slog.Logger
 	keys    *keyCache
 	metrics *metrics
 	router  *gin.Engine
@@ -64,6 +65,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 func (s *Server) routes() *gin.Engine {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	// No redirect for a trailing slash: it would answer HTML without a
+	// request id; such a path gets the JSON 404 instead.
+	r.RedirectTrailingSlash = false
 	r.ContextWithFallback = true
 	r.Use(s.requestIDs, s.logRequests, s.recoverPanics, limitBody)
 	r.NoRoute(func(c *gin.Context) { s.writeError(c, Errorf(CodeNotFound, "no such endpoint")) })
@@ -105,10 +109,11 @@ type requestIDKey struct{}
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 // requestIDs gives every request an id: the client's X-Request-Id when it
-// is sane, a new UUID otherwise; the response always carries it.
+// is sane, a new UUID otherwise; the response always carries it. An id
+// holding what looks like an API key is replaced, as ids are logged.
 func (s *Server) requestIDs(c *gin.Context) {
 	id := c.GetHeader("X-Request-Id")
-	if !saneRequestID.MatchString(id) {
+	if !saneRequestID.MatchString(id) || s.opts.KeyPrefix != "" && strings.Contains(id, s.opts.KeyPrefix+"_") {
 		id = uuid.NewString()
 	}
 	c.Header("X-Request-Id", id)

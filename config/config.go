@@ -28,10 +28,12 @@ type Config struct {
 	JobTimeout      time.Duration // KISA_JOB_TIMEOUT: how long one browser visit may take
 	JobMaxRetry     int           // KISA_JOB_MAX_RETRY: asynq retries of a failed visit
 
-	SearchURL          string // KISA_SEARCH_URL: results page the worker opens
-	ChromePath         string // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
-	BrowserConcurrency int    // KISA_BROWSER_CONCURRENCY: tabs (and asynq slots) per worker
-	BrowserRecycle     int    // KISA_BROWSER_RECYCLE_AFTER: jobs before the browser restarts
+	SearchURL          string        // KISA_SEARCH_URL: results page the worker opens
+	ChromePath         string        // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
+	BrowserConcurrency int           // KISA_BROWSER_CONCURRENCY: tabs (and asynq slots) per worker
+	BrowserRecycle     int           // KISA_BROWSER_RECYCLE_AFTER: jobs before the browser restarts
+	OverviewSettle     time.Duration // KISA_OVERVIEW_SETTLE: quiet time that ends streaming
+	OverviewWait       time.Duration // KISA_OVERVIEW_WAIT: bounded wait for an overview
 
 	S3Endpoint  string // KISA_S3_ENDPOINT: MinIO host:port the processes talk to
 	S3AccessKey string // KISA_S3_ACCESS_KEY
@@ -65,6 +67,8 @@ var Vars = []Var{
 	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks for chromium on PATH."},
 	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
 	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Jobs after which a worker restarts its browser (0: never)."},
+	{"KISA_OVERVIEW_SETTLE", "700ms", "The overview counts as fully streamed in once its text has not changed for this long."},
+	{"KISA_OVERVIEW_WAIT", "15s", "Bounded wait for an overview to appear, finish streaming or expand; none by then means hasOverview false."},
 	{"KISA_S3_ENDPOINT", "127.0.0.1:9000", "MinIO (S3) host:port for uploads."},
 	{"KISA_S3_ACCESS_KEY", "", "MinIO access key (required by web and worker)."},
 	{"KISA_S3_SECRET_KEY", "", "MinIO secret key (required by web and worker)."},
@@ -106,6 +110,8 @@ func Load(getenv func(string) string) (Config, error) {
 		ChromePath:         get("KISA_CHROME_PATH"),
 		BrowserConcurrency: p.int("KISA_BROWSER_CONCURRENCY"),
 		BrowserRecycle:     p.int("KISA_BROWSER_RECYCLE_AFTER"),
+		OverviewSettle:     p.duration("KISA_OVERVIEW_SETTLE"),
+		OverviewWait:       p.duration("KISA_OVERVIEW_WAIT"),
 		S3Endpoint:         get("KISA_S3_ENDPOINT"),
 		S3AccessKey:        get("KISA_S3_ACCESS_KEY"),
 		S3SecretKey:        get("KISA_S3_SECRET_KEY"),
@@ -194,6 +200,9 @@ func (c Config) Validate() error {
 		{validURL(c.SearchURL, "http", "https"), "KISA_SEARCH_URL", "an http(s) URL"},
 		{c.BrowserConcurrency >= 1 && c.BrowserConcurrency <= 64, "KISA_BROWSER_CONCURRENCY", "between 1 and 64"},
 		{c.BrowserRecycle >= 0, "KISA_BROWSER_RECYCLE_AFTER", "0 or more"},
+		{c.OverviewSettle >= 50*time.Millisecond, "KISA_OVERVIEW_SETTLE", "at least 50ms"},
+		{c.OverviewWait >= time.Second, "KISA_OVERVIEW_WAIT", "at least 1s"},
+		{c.OverviewWait < c.JobTimeout, "KISA_OVERVIEW_WAIT", "shorter than KISA_JOB_TIMEOUT"},
 		{c.S3Endpoint != "" && !strings.Contains(c.S3Endpoint, "/"), "KISA_S3_ENDPOINT", "host:port without scheme"},
 		{c.S3Bucket != "", "KISA_S3_BUCKET", "a bucket name"},
 		{validURL(c.CDNURL, "http", "https"), "KISA_CDN_URL", "an http(s) URL"},

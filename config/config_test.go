@@ -1,0 +1,165 @@
+package config_test
+
+import (
+	"encoding/base64"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kisa-dev/kisa/config"
+)
+
+// env is a getenv over a map.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// loadValid is what main does: Load, then Validate.
+func loadValid(m map[string]string) (config.Config, error) {
+	c, err := config.Load(env(m))
+	if err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+func TestDefaults(t *testing.T) {
+	got, err := loadValid(nil)
+	if err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+	want := config.Config{
+		Port: 8080, DatabaseURL: "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable",
+		RedisURL: "redis://127.0.0.1:6379/0", APIKeyPrefix: "kisa", DocsURL: "https://docs.kisa.dev",
+		KeyCacheTTL: 30 * time.Second, LogLevel: "info", OverviewTimeout: 60 * time.Second,
+		JobTimeout: 45 * time.Second, JobMaxRetry: 2, SearchURL: "https://www.google.com/search",
+		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
+		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+	if err := got.RequireSecretsKey(); err == nil || !strings.HasPrefix(err.Error(), "KISA_SECRETS_KEY: ") {
+		t.Errorf("RequireSecretsKey without a key = %v, want an error naming KISA_SECRETS_KEY", err)
+	}
+	if err := got.RequireS3(); err == nil || !strings.HasPrefix(err.Error(), "KISA_S3_ACCESS_KEY: ") {
+		t.Errorf("RequireS3 without credentials = %v, want an error naming KISA_S3_ACCESS_KEY", err)
+	}
+}
+
+func TestValues(t *testing.T) {
+	key := make([]byte, 32)
+	for i := range key {
+		key[i] = byte(i)
+	}
+	got, err := loadValid(map[string]string{
+		"PORT": " 9090 ", "DATABASE_URL": "postgresql://u:p@db:5432/kisa", "REDIS_URL": "rediss://r:6380/1",
+		"KISA_API_KEY_PREFIX": "acme", "KISA_SECRETS_KEY": base64.StdEncoding.EncodeToString(key),
+		"KISA_DOCS_URL": "https://docs.example.com/", "KISA_KEY_CACHE_TTL": "0s", "KISA_LOG_LEVEL": "debug",
+		"KISA_OVERVIEW_TIMEOUT": "2m", "KISA_JOB_MAX_RETRY": "25",
+		"KISA_SEARCH_URL": "http://127.0.0.1:8090/search", "KISA_CHROME_PATH": "/usr/bin/chromium",
+		"KISA_BROWSER_CONCURRENCY": "64", "KISA_BROWSER_RECYCLE_AFTER": "0",
+		"KISA_OVERVIEW_SETTLE": "300ms", "KISA_OVERVIEW_WAIT": "5s", "KISA_JOB_TIMEOUT": "20s", "KISA_S3_ENDPOINT": "minio:9000",
+		"KISA_S3_ACCESS_KEY": "ak", "KISA_S3_SECRET_KEY": "sk", "KISA_S3_BUCKET": "shots", "KISA_S3_USE_SSL": "true",
+		"KISA_S3_REGION": "eu-central-1", "KISA_CDN_URL": "https://cdn.example.com/",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Config{
+		Port: 9090, DatabaseURL: "postgresql://u:p@db:5432/kisa", RedisURL: "rediss://r:6380/1",
+		APIKeyPrefix: "acme", SecretsKey: key, DocsURL: "https://docs.example.com", KeyCacheTTL: 0,
+		LogLevel: "debug", OverviewTimeout: 2 * time.Minute, JobTimeout: 20 * time.Second, JobMaxRetry: 25,
+		SearchURL: "http://127.0.0.1:8090/search", ChromePath: "/usr/bin/chromium", BrowserConcurrency: 64,
+		BrowserRecycle: 0, OverviewSettle: 300 * time.Millisecond, OverviewWait: 5 * time.Second, S3Endpoint: "minio:9000", S3AccessKey: "ak", S3SecretKey: "sk", S3Bucket: "shots",
+		S3UseSSL: true, S3Region: "eu-central-1", CDNURL: "https://cdn.example.com",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if err := got.RequireSecretsKey(); err != nil {
+		t.Errorf("RequireSecretsKey: %v", err)
+	}
+	if err := got.RequireS3(); err != nil {
+		t.Errorf("RequireS3: %v", err)
+	}
+}
+
+func TestBadSetting(t *testing.T) {
+	keyHint := "must be 32 bytes encoded in base64 (try: head -c32 /dev/urandom | base64)"
+	tests := []struct {
+		name  string
+		vr    string
+		value string
+		want  string
+	}{
+		{name: "port not a number", vr: "PORT", value: "abc", want: `PORT: "abc" is not a whole number`},
+		{name: "port 0", vr: "PORT", value: "0", want: "PORT: must be a port between 1 and 65535"},
+		{name: "port too big", vr: "PORT", value: "65536", want: "PORT: must be a port between 1 and 65535"},
+		{name: "secrets key short", vr: "KISA_SECRETS_KEY", value: "short", want: "KISA_SECRETS_KEY: " + keyHint},
+		{name: "secrets key of 16 bytes", vr: "KISA_SECRETS_KEY", value: base64.StdEncoding.EncodeToString(make([]byte, 16)),
+			want: "KISA_SECRETS_KEY: " + keyHint},
+		{name: "SSL maybe", vr: "KISA_S3_USE_SSL", value: "maybe", want: `KISA_S3_USE_SSL: "maybe" is not true or false`},
+		{name: "MySQL URL", vr: "DATABASE_URL", value: "mysql://x", want: "DATABASE_URL: must be a postgres:// URL"},
+		{name: "database URL without host", vr: "DATABASE_URL", value: "postgres", want: "DATABASE_URL: must be a postgres:// URL"},
+		{name: "Redis URL over HTTP", vr: "REDIS_URL", value: "http://127.0.0.1:6379", want: "REDIS_URL: must be a redis:// URL"},
+		{name: "prefix with underscore", vr: "KISA_API_KEY_PREFIX", value: "ki_sa", want: "KISA_API_KEY_PREFIX: must be 1 to 16 letters or digits"},
+		{name: "prefix too long", vr: "KISA_API_KEY_PREFIX", value: strings.Repeat("k", 17), want: "KISA_API_KEY_PREFIX: must be 1 to 16 letters or digits"},
+		{name: "docs URL over FTP", vr: "KISA_DOCS_URL", value: "ftp://docs", want: "KISA_DOCS_URL: must be an http(s) URL"},
+		{name: "cache TTL not a duration", vr: "KISA_KEY_CACHE_TTL", value: "30", want: `KISA_KEY_CACHE_TTL: "30" is not a duration such as 30s`},
+		{name: "cache TTL too long", vr: "KISA_KEY_CACHE_TTL", value: "11m", want: "KISA_KEY_CACHE_TTL: must be between 0s and 10m"},
+		{name: "cache TTL negative", vr: "KISA_KEY_CACHE_TTL", value: "-1s", want: "KISA_KEY_CACHE_TTL: must be between 0s and 10m"},
+		{name: "log level", vr: "KISA_LOG_LEVEL", value: "verbose", want: "KISA_LOG_LEVEL: must be debug, info, warn or error"},
+		{name: "overview timeout", vr: "KISA_OVERVIEW_TIMEOUT", value: "500ms", want: "KISA_OVERVIEW_TIMEOUT: must be at least 1s"},
+		{name: "job timeout", vr: "KISA_JOB_TIMEOUT", value: "0s", want: "KISA_JOB_TIMEOUT: must be at least 1s"},
+		{name: "overview settle", vr: "KISA_OVERVIEW_SETTLE", value: "10ms", want: "KISA_OVERVIEW_SETTLE: must be at least 50ms"},
+		{name: "overview wait not below job timeout", vr: "KISA_OVERVIEW_WAIT", value: "45s", want: "KISA_OVERVIEW_WAIT: must be shorter than KISA_JOB_TIMEOUT"},
+		{name: "no retry", vr: "KISA_JOB_MAX_RETRY", value: "0", want: "KISA_JOB_MAX_RETRY: must be between 1 and 25"},
+		{name: "search URL", vr: "KISA_SEARCH_URL", value: "google.com", want: "KISA_SEARCH_URL: must be an http(s) URL"},
+		{name: "no tabs", vr: "KISA_BROWSER_CONCURRENCY", value: "0", want: "KISA_BROWSER_CONCURRENCY: must be between 1 and 64"},
+		{name: "recycle negative", vr: "KISA_BROWSER_RECYCLE_AFTER", value: "-1", want: "KISA_BROWSER_RECYCLE_AFTER: must be 0 or more"},
+		{name: "S3 endpoint with scheme", vr: "KISA_S3_ENDPOINT", value: "http://minio:9000", want: "KISA_S3_ENDPOINT: must be host:port without scheme"},
+		{name: "CDN URL", vr: "KISA_CDN_URL", value: "cdn", want: "KISA_CDN_URL: must be an http(s) URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadValid(map[string]string{tt.vr: tt.value})
+			if err == nil {
+				t.Fatalf("%s=%q accepted", tt.vr, tt.value)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSecretsKeyNotEchoed: a wrong key is named but its value never shown.
+func TestSecretsKeyNotEchoed(t *testing.T) {
+	value := base64.StdEncoding.EncodeToString([]byte("almost-a-key-but-31-bytes-long!"))
+	_, err := config.Load(env(map[string]string{"KISA_SECRETS_KEY": value}))
+	if err == nil || strings.Contains(err.Error(), value) {
+		t.Errorf("error = %v; want one that does not echo the value", err)
+	}
+}
+
+// TestVars: Load reads exactly the variables Vars documents.
+func TestVars(t *testing.T) {
+	var read []string
+	config.Load(func(k string) string {
+		read = append(read, k)
+		return ""
+	})
+	var documented []string
+	for _, v := range config.Vars {
+		documented = append(documented, v.Name)
+	}
+	slices.Sort(read)
+	slices.Sort(documented)
+	if diff := cmp.Diff(documented, slices.Compact(read)); diff != "" {
+		t.Errorf("variables read vs documented (-documented +read):\n%s", diff)
+	}
+}
