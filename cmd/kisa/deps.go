@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/kisa-dev/kisa/config"
+	"github.com/kisa-dev/kisa/storage"
+)
+
+// redisPrefix starts every Redis key of the service's own (asynq keeps
+// its "asynq:" keys).
+const redisPrefix = "kisa:"
+
+// loadConfig reads and validates the settings once.
+func loadConfig(e env) (config.Config, error) {
+	cfg, err := config.Load(e.getenv)
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// newLogger writes JSON lines to w at the configured level.
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// openDB connects to PostgreSQL, waiting briefly for a server that is
+// still starting.
+func openDB(ctx context.Context, cfg config.Config) (*storage.DB, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	db, err := storage.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w (DATABASE_URL; start PostgreSQL with: make services)", err)
+	}
+	return db, nil
+}
+
+// openRedis connects to Redis and returns the client and asynq's view of
+// the same server.
+func openRedis(ctx context.Context, cfg config.Config) (*redis.Client, asynq.RedisConnOpt, error) {
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("connect to redis: %w (REDIS_URL; start Redis with: make services)", err)
+	}
+	conn := asynq.RedisClientOpt{Addr: opt.Addr, Username: opt.Username, Password: opt.Password,
+		DB: opt.DB, TLSConfig: opt.TLSConfig}
+	return rdb, conn, nil
+}
+
+// openScreenshots connects to MinIO and makes sure the bucket and its
+// expiry rule exist.
+func openScreenshots(ctx context.Context, cfg config.Config) (*storage.Screenshots, error) {
+	if err := cfg.RequireS3(); err != nil {
+		return nil, err
+	}
+	shots, err := storage.NewScreenshots(storage.S3Config{Endpoint: cfg.S3Endpoint, AccessKey: cfg.S3AccessKey,
+		SecretKey: cfg.S3SecretKey, Bucket: cfg.S3Bucket, Region: cfg.S3Region, UseSSL: cfg.S3UseSSL,
+		PublicURL: cfg.CDNURL})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := shots.EnsureBucket(ctx); err != nil {
+		return nil, fmt.Errorf("%w (KISA_S3_*; start MinIO with: make services)", err)
+	}
+	return shots, nil
+}

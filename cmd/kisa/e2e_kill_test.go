@@ -1,0 +1,86 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kisa-dev/kisa/worker/serpfixture"
+)
+
+// TestWorkerKilledMidJob kills (SIGKILL) a worker process while it visits
+// a page; asynq recovers the task once its lease expires and a second
+// worker runs it, and the waiting request is answered. It takes about
+// 100 s: asynq's lease (30 s) and recoverer pass (1 min) are fixed.
+func TestWorkerKilledMidJob(t *testing.T) {
+	s := startStack(t, stackOptions{redisDB: 12, waitTimeout: "170s", noWorker: true,
+		fixture: serpfixture.Options{OverviewDelay: 4 * time.Second}})
+	bin := buildKisa(t)
+	first := exec.Command(bin, "worker")
+	first.Env = append(os.Environ(), s.environ...)
+	logs := &lockedBuffer{}
+	first.Stderr = logs
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Process.Kill(); first.Wait() })
+
+	const q = "what happens when a worker dies"
+	type reply struct {
+		status int
+		out    overviewReply
+		raw    []byte
+	}
+	done := make(chan reply, 1)
+	go func() {
+		res, out, raw := s.post(t, `{"query":"`+q+`","languageCode":"en","screenshots":true}`)
+		done <- reply{res.StatusCode, out, raw}
+	}()
+	waitFor(t, 60*time.Second, func() bool { return s.fixture.Visits(q) == 1 }, "the first worker to open the page")
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	s.startProcess(t, "worker")
+
+	select {
+	case r := <-done:
+		if r.status != 200 || !r.out.Data.Results.HasOverview {
+			t.Fatalf("status %d, body %s\nfirst worker's log:\n%s", r.status, r.raw, logs.String())
+		}
+		s.checkScreenshots(t, r.out.Data.Results.Screenshots)
+	case <-time.After(175 * time.Second):
+		t.Fatal("the request was not answered after the worker died")
+	}
+	if n := s.fixture.Visits(q); n != 2 {
+		t.Errorf("visits = %d, want 2 (the killed one and the recovered one)", n)
+	}
+}
+
+// buildKisa builds the binary into the test's temporary folder.
+func buildKisa(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kisa")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// waitFor polls cond until it holds or the timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var _ = strings.Contains

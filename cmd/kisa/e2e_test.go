@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv"
+	"github.com/kisa-dev/kisa/worker/serpfixture"
+)
+
+// stack is the whole service running in this test process: the fixture
+// search engine, `kisa web` and `kisa worker`, on the real PostgreSQL,
+// Redis, MinIO and Chromium.
+type stack struct {
+	base    string
+	cdn     string
+	key     string
+	fixture *serpfixture.Server
+	env     func(string) string
+	environ []string // the same settings as NAME=value pairs
+}
+
+// stackOptions vary a stack per test.
+type stackOptions struct {
+	redisDB     int
+	waitTimeout string
+	fixture     serpfixture.Options
+	noWorker    bool // the test starts its workers itself
+}
+
+func freePort(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// startStack runs the fixture, web and worker until the test ends.
+func startStack(t *testing.T, o stackOptions) *stack {
+	t.Helper()
+	db := testenv.Postgres(t)
+	testenv.Redis(t, o.redisDB)
+	s3 := testenv.S3(t)
+	testenv.Chromium(t)
+	fx := serpfixture.New(o.fixture)
+	fsrv := httptest.NewServer(fx)
+	t.Cleanup(fsrv.Close)
+	port := freePort(t)
+	s := &stack{base: "http://127.0.0.1:" + port, cdn: s3.PublicURL, fixture: fx}
+	s.environ = []string{
+		"PORT=" + port, "DATABASE_URL=" + testenv.DatabaseURL(),
+		fmt.Sprintf("REDIS_URL=%s", redisURL(t, o.redisDB)),
+		"KISA_SECRETS_KEY=" + testenv.SecretsKey(), "KISA_LOG_LEVEL=warn",
+		"KISA_S3_ENDPOINT=" + s3.Endpoint, "KISA_S3_ACCESS_KEY=" + s3.AccessKey, "KISA_S3_SECRET_KEY=" + s3.SecretKey,
+		"KISA_S3_BUCKET=kisa-e2e", "KISA_S3_REGION=" + s3.Region, "KISA_CDN_URL=" + s3.PublicURL,
+		"KISA_CHROME_PATH=" + testenv.Chromium(t), "KISA_SEARCH_URL=" + fsrv.URL + "/search",
+		"KISA_BROWSER_CONCURRENCY=2", "KISA_OVERVIEW_TIMEOUT=" + o.waitTimeout, "KISA_JOB_TIMEOUT=30s",
+	}
+	s.env = testenv.Environ(s.environ...)
+	s.startProcess(t, "web")
+	if !o.noWorker {
+		s.startProcess(t, "worker")
+	}
+	s.waitHealthy(t)
+	s.key = newKey(t, db)
+	return s
+}
+
+// redisURL is TEST_REDIS_URL with database n.
+func redisURL(tb testing.TB, n int) string {
+	tb.Helper()
+	u, err := url.Parse(testenv.RedisURL())
+	if err != nil {
+		tb.Fatalf("TEST_REDIS_URL: %v", err)
+	}
+	u.Path = fmt.Sprintf("/%d", n)
+	return u.String()
+}
+
+// startProcess runs `kisa <cmd>` in this process until the test ends, and
+// fails the test if it stops with an error before then.
+func (s *stack) startProcess(t *testing.T, cmd string) context.CancelFunc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	logs := &lockedBuffer{}
+	go func() {
+		defer close(done)
+		if err := run(ctx, []string{cmd}, s.env, strings.NewReader(""), io.Discard, logs); err != nil && ctx.Err() == nil {
+			t.Errorf("kisa %s: %v\n%s", cmd, err, logs.String())
+		}
+	}()
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return stop
+}
+
+func (s *stack) waitHealthy(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(s.base + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("kisa web did not become healthy at %s", s.base)
+}
+
+// newKey makes an account with 2FA and a key with every scope.
+func newKey(tb testing.TB, db *storage.DB) string {
+	tb.Helper()
+	ctx := context.Background()
+	acc, err := db.CreateAccount(ctx, "e2e-"+testenv.RandomHex(4), true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	k, err := apikey.New("kisa")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := db.CreateAPIKey(ctx, acc.ID, k.Lookup, k.Hash, apikey.AllScopes()); err != nil {
+		tb.Fatal(err)
+	}
+	return k.Plain
+}
+
+// distinctColours counts the colours of img, up to 1000.
+func distinctColours(img image.Image) int {
+	seen := map[color.Color]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			seen[img.At(x, y)] = true
+			if len(seen) >= 1000 {
+				return len(seen)
+			}
+		}
+	}
+	return len(seen)
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// overviewReply is the response of the overview endpoint.
+type overviewReply struct {
+	Status bool   `json:"status"`
+	Error  string `json:"error"`
+	Data   struct {
+		IsCached       bool `json:"isCached"`
+		CacheExpiresIn *int `json:"cacheExpiresIn"`
+		Results        struct {
+			HasOverview bool                `json:"hasOverview"`
+			Text        string              `json:"text"`
+			Citations   []map[string]string `json:"citations"`
+			Paragraphs  []struct {
+				Text      *string             `json:"text"`
+				Citations []map[string]string `json:"citations"`
+			} `json:"paragraphs"`
+			Sources     []map[string]string `json:"sources"`
+			Screenshots map[string]string   `json:"screenshots"`
+		} `json:"results"`
+	} `json:"data"`
+}
+
+// post sends an overview request and decodes the reply.
+func (s *stack) post(tb testing.TB, body string) (*http.Response, overviewReply, []byte) {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/v1/networks/browser/ai-overview", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatalf("POST ai-overview: %v", err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var out overviewReply
+	if err := json.Unmarshal(raw, &out); err != nil {
+		tb.Fatalf("reply is not JSON: %v\n%s", err, raw)
+	}
+	return res, out, raw
+}
+
+// mustOK posts body and fails unless the answer is 200.
+func (s *stack) mustOK(tb testing.TB, body string) overviewReply {
+	tb.Helper()
+	res, out, raw := s.post(tb, body)
+	if res.StatusCode != http.StatusOK || !out.Status {
+		tb.Fatalf("POST %s: status %d, body %s", body, res.StatusCode, raw)
+	}
+	return out
+}
+
+// checkScreenshots fetches the three URLs and checks they are PNG images
+// of a page (not blank).
+func (s *stack) checkScreenshots(tb testing.TB, shots map[string]string) {
+	tb.Helper()
+	if len(shots) != 3 {
+		tb.Fatalf("screenshots = %v, want initial, afterLoad, afterExpand", shots)
+	}
+	for _, name := range []string{"initial", "afterLoad", "afterExpand"} {
+		u := shots[name]
+		if !strings.HasPrefix(u, s.cdn+"/") {
+			tb.Errorf("screenshot %s URL %q is not on the CDN URL %s", name, u, s.cdn)
+		}
+		if !strings.Contains(u, "X-Amz-Expires=86400") {
+			tb.Errorf("screenshot %s URL %q is not valid for 24 hours", name, u)
+		}
+		res, err := http.Get(u)
+		if err != nil {
+			tb.Fatalf("GET %s: %v", name, err)
+		}
+		img, err := png.Decode(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || err != nil {
+			tb.Fatalf("GET %s screenshot: status %d, png: %v", name, res.StatusCode, err)
+		}
+		if colours := distinctColours(img); colours < 8 {
+			tb.Errorf("screenshot %s has %d colours: a blank page?", name, colours)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/kisa-dev/kisa/api"
+	"github.com/kisa-dev/kisa/migrations"
+	"github.com/kisa-dev/kisa/storage"
+)
+
+// runWeb serves the HTTP API on PORT until ctx is cancelled, then drains
+// in-flight requests.
+func runWeb(ctx context.Context, e env, args []string) error {
+	fs := flags(e, "web", "Serve the HTTP API on $PORT (all settings from the environment).")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	if err := cfg.RequireSecretsKey(); err != nil {
+		return err
+	}
+	log := newLogger(e.stderr, cfg.LogLevel)
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	secrets, err := storage.NewSecrets(db, cfg.SecretsKey)
+	if err != nil {
+		return err
+	}
+	rdb, _, err := openRedis(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	shots, err := openScreenshots(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	client := asynq.NewClientFromRedisClient(rdb)
+	inspector := asynq.NewInspectorFromRedisClient(rdb)
+	srv := api.New(api.Options{
+		DB: db, Secrets: secrets, KeyPrefix: cfg.APIKeyPrefix, DocsURL: cfg.DocsURL,
+		KeyCacheTTL: cfg.KeyCacheTTL, Logger: log,
+		Overviews: api.NewOverviews(api.OverviewsOptions{
+			Results: storage.NewResults(rdb, redisPrefix), Client: client, Inspector: inspector,
+			Screenshots: shots, Wait: cfg.OverviewTimeout, JobTimeout: cfg.JobTimeout,
+			MaxRetry: cfg.JobMaxRetry, Logger: log,
+		}),
+		HealthChecks: map[string]func(context.Context) error{
+			"postgres": db.Ping,
+			"redis":    func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+			"minio":    shots.Ping,
+		},
+	})
+	ln, err := net.Listen("tcp", ":"+strconv.Itoa(cfg.Port))
+	if err != nil {
+		return fmt.Errorf("PORT: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: cfg.OverviewTimeout + 30*time.Second, IdleTimeout: 2 * time.Minute}
+	log.Info("web listening", "addr", ln.Addr().String())
+	return serve(ctx, hs, ln, cfg.OverviewTimeout+5*time.Second)
+}
+
+// serve runs hs on ln until ctx is done, then shuts down gracefully.
+func serve(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// runMigrate applies the migrations to DATABASE_URL.
+func runMigrate(ctx context.Context, e env, args []string) error {
+	fs := flags(e, "migrate", "Apply pending migrations to $DATABASE_URL. Safe to run from several processes at once.")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	applied, err := migrations.Up(ctx, db.SQL())
+	if err != nil {
+		return err
+	}
+	return printJSON(e.stdout, map[string]any{"applied": applied})
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/worker"
+	"github.com/kisa-dev/kisa/worker/browser"
+	"github.com/kisa-dev/kisa/worker/serpfixture"
+)
+
+// runWorker runs one worker process: one Chromium with
+// KISA_BROWSER_CONCURRENCY tabs, and an asynq server with as many slots.
+func runWorker(ctx context.Context, e env, args []string) error {
+	fs := flags(e, "worker", "Run a browser worker: an asynq server whose jobs run in a pool of Chromium tabs.")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	log := newLogger(e.stderr, cfg.LogLevel)
+	rdb, _, err := openRedis(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	shots, err := openScreenshots(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
+		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
+		OverviewWait: cfg.OverviewWait, Logger: log})
+	if err != nil {
+		return err
+	}
+	if err := pool.Start(ctx); err != nil {
+		return err
+	}
+	defer pool.Close()
+	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots,
+		Results: storage.NewResults(rdb, redisPrefix), SearchURL: cfg.SearchURL, Logger: log})
+	if err != nil {
+		return err
+	}
+	srv := worker.NewServer(rdb, worker.ServerOptions{Concurrency: cfg.BrowserConcurrency, Logger: log})
+	if err := srv.Start(worker.Mux(h)); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	log.Info("worker started", "tabs", cfg.BrowserConcurrency, "search_url", cfg.SearchURL)
+	<-ctx.Done()
+	srv.Shutdown()
+	return nil
+}
+
+// runSerpFixture serves the offline fake search engine.
+func runSerpFixture(ctx context.Context, e env, args []string) error {
+	fs := flags(e, "serp-fixture", "Serve an offline fake search engine (pages shaped like Google's) for tests and demos.")
+	addr := fs.String("addr", "127.0.0.1:8090", "listen address")
+	delay := fs.Duration("delay", 1500*time.Millisecond, "how long the AI overview takes to stream in")
+	consent := fs.Bool("consent", true, "show the consent interstitial on a first visit without its cookie")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	log := newLogger(e.stderr, "info")
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Consent: *consent, Logger: log})
+	log.Info("serp fixture listening", "url", "http://"+ln.Addr().String()+"/search")
+	return serve(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln, 5*time.Second)
+}
