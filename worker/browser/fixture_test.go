@@ -1,0 +1,51 @@
+package browser
+
+import (
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kisa-dev/kisa/worker/serp"
+	"github.com/kisa-dev/kisa/worker/serpfixture"
+)
+
+// TestVisitFixture visits the fixture search engine (consent page on):
+// the query answered with the real captured results page, then one whose
+// overview streams in collapsed. serp.Extract must find each overview in
+// what the visit returns, and the second must have been expanded.
+func TestVisitFixture(t *testing.T) {
+	fixture := serpfixture.New(serpfixture.Options{Consent: true, Logger: testLogger(t)})
+	srv := httptest.NewServer(fixture)
+	t.Cleanup(srv.Close)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	tests := []struct {
+		query    string
+		wantText string // in the overview's text, lower-cased
+	}{
+		{serpfixture.RealPageQuery, "frog"},
+		{"why is the sky blue", "scatter"},
+	}
+	for _, tt := range tests {
+		q := url.Values{"q": {tt.query}, "gl": {"us"}, "hl": {"en"}}
+		res, err := p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/search?" + q.Encode(), Screenshots: true})
+		if err != nil {
+			t.Fatalf("Visit %q: %v", tt.query, err)
+		}
+		checkPNGs(t, res.Screenshots)
+		ov, err := serp.Extract(res.HTML)
+		if err != nil {
+			t.Fatalf("Extract %q: %v", tt.query, err)
+		}
+		if !ov.HasOverview || !strings.Contains(strings.ToLower(ov.Text), tt.wantText) || len(ov.Sources) == 0 {
+			t.Errorf("Extract %q = HasOverview %v, %d sources, text %.80q; want an overview about %q with sources",
+				tt.query, ov.HasOverview, len(ov.Sources), ov.Text, tt.wantText)
+		}
+		if _, collapsed := serp.OverviewState(res.HTML); collapsed {
+			t.Errorf("%q: overview still collapsed after the visit", tt.query)
+		}
+	}
+	if got := fixture.ConsentShown(); got != 1 {
+		t.Errorf("fixture showed the consent page %d times, want 1 (its cookie is kept)", got)
+	}
+}

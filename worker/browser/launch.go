@@ -1,0 +1,223 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+const (
+	// profilePrefix names the browser's temporary profile directories.
+	profilePrefix = "kisa-chromium-"
+	// profileEnv is set in Chromium's environment to the profile directory,
+	// so that its processes (also crashpad's, whose command line does not
+	// name the profile) can be told apart from other browsers'.
+	profileEnv = "KISA_CHROMIUM_PROFILE"
+	// windowWidth and windowHeight are the browser window, and so the
+	// viewport that screenshots capture.
+	windowWidth, windowHeight = 1366, 900
+	// closeGrace bounds a graceful Browser.close before Chromium is killed.
+	closeGrace = 5 * time.Second
+	// minBackoff and maxBackoff bound the wait before relaunching a
+	// browser that died or failed to launch; it doubles on each failure.
+	minBackoff, maxBackoff = 200 * time.Millisecond, 10 * time.Second
+	// reapEvery is how often orphans are reaped when running as PID 1.
+	reapEvery = 10 * time.Second
+	// finalReap bounds how long Close waits for orphans to exit as PID 1.
+	finalReap = 3 * time.Second
+	// removeTries and removePause pace the removal of a profile directory
+	// that killed helpers may still be writing into.
+	removeTries, removePause = 20, 50 * time.Millisecond
+)
+
+// browserProc is one running Chromium and the accounting of the visits in
+// it. The fields after drained are guarded by Pool.mu.
+type browserProc struct {
+	ctx        context.Context // the browser's chromedp context; done once Chromium is gone
+	closeCtx   func()          // cancels ctx, kills Chromium and waits for it; idempotent
+	closeAlloc func()          // cancels the allocator and waits for its goroutines
+	dir        string          // the profile directory, removed by destroy
+	pid        int
+	drained    chan struct{} // closed when a draining browser has no visits left
+
+	jobs     int  // visits started
+	inflight int  // visits running
+	served   int  // visits that succeeded
+	draining bool // takes no more visits; recycled once inflight is 0
+}
+
+// launch starts a Chromium with its own profile directory and connects to
+// it. ctx aborts the launch only; the browser's own context has no
+// deadline, since a deadline on the first chromedp.Run kills the browser
+// when it passes. It returns an error when Chromium does not start.
+func (p *Pool) launch(ctx context.Context) (*browserProc, error) {
+	dir, err := os.MkdirTemp("", profilePrefix)
+	if err != nil {
+		return nil, fmt.Errorf("make profile dir: %w", err)
+	}
+	allocCtx, closeAlloc := chromedp.NewExecAllocator(context.Background(), p.allocatorOptions(dir)...)
+	bctx, cancel := chromedp.NewContext(allocCtx,
+		chromedp.WithLogf(p.cdpLogf(slog.LevelDebug)),
+		chromedp.WithErrorf(p.cdpLogf(slog.LevelWarn)))
+	b := &browserProc{ctx: bctx, closeCtx: sync.OnceFunc(cancel), closeAlloc: closeAlloc, dir: dir, drained: make(chan struct{})}
+	if err := b.allocate(ctx); err != nil {
+		b.destroy()
+		return nil, err
+	}
+	n := p.launches.Add(1)
+	p.log.Info("chromium launched", "pid", b.pid, "launches", n)
+	return b, nil
+}
+
+// allocate runs chromedp's first Run on the browser context, which starts
+// Chromium, and records its pid. It returns an error when Chromium does
+// not start or ctx ends first.
+func (b *browserProc) allocate(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, b.closeCtx)
+	err := chromedp.Run(b.ctx)
+	if !stop() && err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return err
+	}
+	proc := chromedp.FromContext(b.ctx).Browser.Process()
+	if proc == nil {
+		return errors.New("chromium started without a process")
+	}
+	b.pid = proc.Pid
+	return nil
+}
+
+// allocatorOptions are Chromium's flags: headless, no sandbox (the worker
+// runs as root), no background traffic, a fixed window, the profile dir.
+func (p *Pool) allocatorOptions(dir string) []chromedp.ExecAllocatorOption {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(p.execPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.WindowSize(windowWidth, windowHeight),
+		chromedp.UserDataDir(dir),
+		chromedp.Env(profileEnv + "=" + dir),
+		chromedp.ModifyCmdFunc(ownProcessGroup),
+	}
+	for _, flag := range []string{
+		"disable-gpu", "disable-background-networking", "disable-component-update",
+		"disable-sync", "disable-quic", "disable-dev-shm-usage", "disable-extensions",
+		"disable-default-apps", "disable-breakpad", "disable-background-timer-throttling",
+		"disable-backgrounding-occluded-windows", "disable-renderer-backgrounding",
+		"use-mock-keychain",
+	} {
+		opts = append(opts, chromedp.Flag(flag, true))
+	}
+	opts = append(opts, chromedp.Flag("password-store", "basic"))
+	return append(opts, p.extraFlags...)
+}
+
+// ownProcessGroup starts Chromium in a process group of its own, so that
+// its helpers can be killed with it, and kills it when the worker dies
+// (what chromedp does by default, which ModifyCmdFunc replaces).
+func ownProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// cdpLogf adapts chromedp's printf-style logging to the pool's logger.
+func (p *Pool) cdpLogf(level slog.Level) func(string, ...any) {
+	return func(format string, args ...any) {
+		p.log.Log(context.Background(), level, "chromedp: "+fmt.Sprintf(format, args...))
+	}
+}
+
+// shutdown closes b gracefully when it is still alive, then destroys it.
+// It returns an error when the profile directory could not be removed.
+func (p *Pool) shutdown(b *browserProc) error {
+	if b.ctx.Err() == nil {
+		ctx, cancel := context.WithTimeout(b.ctx, closeGrace)
+		if err := chromedp.Cancel(ctx); err != nil {
+			p.log.Debug("graceful chromium close failed; killing it", "pid", b.pid, "err", err)
+		}
+		cancel()
+	}
+	err := b.destroy()
+	reapOrphans()
+	return err
+}
+
+// destroy kills Chromium if it still runs, waits for it (chromedp's
+// allocator reaps the main process), kills its helpers and removes the
+// profile directory. It returns an error when the directory could not be
+// removed.
+func (b *browserProc) destroy() error {
+	b.closeCtx()
+	b.closeAlloc()
+	if b.pid > 0 {
+		// The helpers (zygotes, renderers, GPU and network processes) of a
+		// browser that crashed or was killed live on for a moment and keep
+		// writing into the profile. They are in its process group; the
+		// group's id stays reserved while any of them exists.
+		syscall.Kill(-b.pid, syscall.SIGKILL)
+	}
+	return removeProfile(b.dir)
+}
+
+// removeProfile removes dir, retrying for a moment while helpers that were
+// just killed may still be writing into it. It returns the last error.
+func removeProfile(dir string) error {
+	var err error
+	for range removeTries {
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		time.Sleep(removePause)
+	}
+	return fmt.Errorf("remove chromium profile: %w", err)
+}
+
+// reapOrphans reaps exited children without blocking, but only when this
+// process is PID 1 (in a container): Chromium's helpers are then
+// reparented to us. Elsewhere it does nothing, so as not to steal exit
+// statuses from exec.Cmd. It returns how many it reaped and whether no
+// child at all is left.
+func reapOrphans() (reaped int, none bool) {
+	if os.Getpid() != 1 {
+		return 0, false
+	}
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.ECHILD):
+			return reaped, true
+		case err != nil || pid <= 0:
+			return reaped, false
+		}
+		reaped++
+	}
+}
+
+// reapAll keeps reaping, as PID 1, until no child is left or finalReap
+// passes; Chromium's helpers exit shortly after the browser.
+func reapAll() {
+	if os.Getpid() != 1 {
+		return
+	}
+	deadline := time.Now().Add(finalReap)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, none := reapOrphans(); none || time.Now().After(deadline) {
+			return
+		}
+		<-tick.C
+	}
+}

@@ -1,0 +1,305 @@
+// Package browser drives the headless Chromium of the worker: one browser
+// process per Pool, one fresh incognito tab per visit. A visit opens a
+// results page, passes the consent interstitial, waits for the AI overview
+// to finish streaming, expands it, and returns the page's HTML and PNG
+// screenshots. What the page looks like (selectors, phrases) is known to
+// package serp only.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// ErrBlocked means the search engine answered with its "unusual traffic"
+// CAPTCHA page (/sorry/). Retrying the job soon will not help.
+var ErrBlocked = errors.New("browser: blocked by the search engine's CAPTCHA page")
+
+// ErrUnavailable means the browser crashed or could not be reached, or the
+// page could not be loaded in time. The job may be retried; the error wraps
+// the cause.
+var ErrUnavailable = errors.New("browser: unavailable")
+
+// Config is what a Pool needs. It is filled in by package config; Validate
+// names the first bad setting.
+type Config struct {
+	// ExecPath is the Chromium binary; empty means the first of chromium,
+	// chromium-browser and google-chrome found on PATH.
+	ExecPath string
+	// Tabs is how many visits (tabs) run at once in the browser.
+	Tabs int
+	// RecycleAfter restarts the browser after this many visits; 0 = never.
+	RecycleAfter int
+	// JobTimeout bounds one visit; it is put on the visit's tab.
+	JobTimeout time.Duration
+	// SettleQuiet is how long the overview text must stay unchanged to
+	// count as finished streaming (e.g. 700ms).
+	SettleQuiet time.Duration
+	// OverviewWait bounds each wait for the overview to appear, finish or
+	// expand (e.g. 10s). Having no overview after it is a normal result.
+	OverviewWait time.Duration
+	// Logger receives the pool's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Validate returns an error naming the first setting that is out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.Tabs < 1:
+		return fmt.Errorf("browser: Tabs must be at least 1, got %d", c.Tabs)
+	case c.RecycleAfter < 0:
+		return fmt.Errorf("browser: RecycleAfter must not be negative, got %d", c.RecycleAfter)
+	case c.JobTimeout <= 0:
+		return fmt.Errorf("browser: JobTimeout must be positive, got %s", c.JobTimeout)
+	case c.SettleQuiet <= 0:
+		return fmt.Errorf("browser: SettleQuiet must be positive, got %s", c.SettleQuiet)
+	case c.OverviewWait <= c.SettleQuiet:
+		return fmt.Errorf("browser: OverviewWait (%s) must be longer than SettleQuiet (%s)", c.OverviewWait, c.SettleQuiet)
+	}
+	return nil
+}
+
+// Pool is one Chromium process shared by up to Config.Tabs concurrent
+// visits. It relaunches the browser when it dies and recycles it after
+// Config.RecycleAfter visits. Create it with NewPool, then Start; Close it
+// when done. Its methods are safe for concurrent use.
+type Pool struct {
+	cfg      Config
+	execPath string
+	log      *slog.Logger
+	slots    chan struct{} // one token per running visit
+
+	// extraFlags are added to Chromium's flags; tests use them to keep the
+	// browser off the network.
+	extraFlags []chromedp.ExecAllocatorOption
+
+	// life is cancelled by Close; it aborts launches and backoff waits.
+	life context.Context
+	stop context.CancelFunc
+
+	mu        sync.Mutex
+	cur       *browserProc  // the browser taking visits; nil while (re)launching
+	ready     chan struct{} // closed and replaced whenever cur changes or the pool closes
+	launchErr error         // why the last relaunch failed, while cur is nil
+	started   bool
+	closed    bool
+	done      chan struct{} // closed when the supervisor has shut the browser down
+	closeErr  error         // from the final shutdown, set before done is closed
+
+	jarMu sync.Mutex
+	jar   []*network.CookieParam // consent cookies set in every new tab
+
+	launches atomic.Int64 // browsers launched, for logs and tests
+	consents atomic.Int64 // consent pages passed
+}
+
+// NewPool checks cfg and finds the Chromium binary; it starts nothing. It
+// returns an error when a setting is out of range or no Chromium is found.
+func NewPool(cfg Config) (*Pool, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	path, err := findChromium(cfg.ExecPath)
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	life, stop := context.WithCancel(context.Background())
+	return &Pool{
+		cfg:      cfg,
+		execPath: path,
+		log:      log.With("component", "browser"),
+		slots:    make(chan struct{}, cfg.Tabs),
+		life:     life,
+		stop:     stop,
+		ready:    make(chan struct{}),
+		done:     make(chan struct{}),
+	}, nil
+}
+
+// findChromium resolves path, or the usual Chromium names when it is empty,
+// to an executable. It returns an error saying how to install Chromium.
+func findChromium(path string) (string, error) {
+	names := []string{"chromium", "chromium-browser", "google-chrome"}
+	if path != "" {
+		names = []string{path}
+	}
+	for _, name := range names {
+		if full, err := exec.LookPath(name); err == nil {
+			return full, nil
+		}
+	}
+	return "", fmt.Errorf("browser: no Chromium found (tried %q); install it with `apt-get install chromium` or set its path", names)
+}
+
+// Start launches the browser and its supervisor. ctx bounds the launch
+// only (so does Close): the browser then runs until Close. It returns an
+// error wrapping ErrUnavailable when Chromium does not start, and an error
+// when the pool was already started or closed.
+func (p *Pool) Start(ctx context.Context) error {
+	p.mu.Lock()
+	if p.started || p.closed {
+		p.mu.Unlock()
+		return errors.New("browser: pool already started or closed")
+	}
+	p.started = true
+	p.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(p.life, cancel)()
+	b, err := p.launch(ctx)
+	if err != nil {
+		p.startFailed()
+		return fmt.Errorf("%w: launch chromium: %w", ErrUnavailable, err)
+	}
+	p.setCurrent(b)
+	go p.supervise(b)
+	return nil
+}
+
+// startFailed undoes Start's claim, so that Start may be tried again, and
+// releases a Close that is waiting meanwhile.
+func (p *Pool) startFailed() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.started = false
+	if p.closed {
+		close(p.done)
+	}
+}
+
+// Close stops taking visits, kills the browser (visits still running fail
+// with ErrUnavailable), removes its profile directory and reaps its
+// processes. It returns an error when the profile could not be removed.
+// Calling it again does nothing.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	started := p.started
+	p.wakeLocked()
+	p.mu.Unlock()
+
+	p.stop()
+	if !started {
+		return nil
+	}
+	<-p.done
+	return p.closeErr
+}
+
+// setCurrent makes b the browser that takes visits and wakes the waiters.
+func (p *Pool) setCurrent(b *browserProc) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cur = b
+	p.launchErr = nil
+	p.wakeLocked()
+}
+
+// wakeLocked wakes every caller waiting for a browser. p.mu must be held.
+func (p *Pool) wakeLocked() {
+	close(p.ready)
+	p.ready = make(chan struct{})
+}
+
+// acquire returns the browser to run one visit in, counting the visit
+// against it; it waits while the browser is being (re)launched or
+// recycled. It returns ctx's error when ctx ends first, and an error
+// wrapping ErrUnavailable when the pool is closed or the last relaunch
+// failed.
+func (p *Pool) acquire(ctx context.Context) (*browserProc, error) {
+	for {
+		p.mu.Lock()
+		b, wait, err := p.pickLocked()
+		p.mu.Unlock()
+		if b != nil || err != nil {
+			return b, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-wait:
+		}
+	}
+}
+
+// pickLocked returns the current browser when it takes visits, else the
+// channel to wait on or the error to give up with. p.mu must be held.
+func (p *Pool) pickLocked() (*browserProc, <-chan struct{}, error) {
+	b := p.cur
+	switch {
+	case p.closed:
+		return nil, nil, fmt.Errorf("%w: pool closed", ErrUnavailable)
+	case !p.started:
+		return nil, nil, errors.New("browser: pool not started")
+	case b == nil && p.launchErr != nil:
+		return nil, nil, fmt.Errorf("%w: relaunch chromium: %w", ErrUnavailable, p.launchErr)
+	case b == nil || b.draining || b.ctx.Err() != nil:
+		return nil, p.ready, nil
+	}
+	b.jobs++
+	b.inflight++
+	if p.cfg.RecycleAfter > 0 && b.jobs >= p.cfg.RecycleAfter {
+		b.draining = true
+	}
+	return b, nil, nil
+}
+
+// release ends one visit in b; ok says whether it succeeded. The last
+// visit of a draining browser tells the supervisor to recycle it.
+func (p *Pool) release(b *browserProc, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b.inflight--
+	if ok {
+		b.served++
+	}
+	if b.draining && b.inflight == 0 {
+		close(b.drained)
+	}
+}
+
+// takeSlot waits for one of the Tabs slots. It returns ctx's error when ctx
+// ends first.
+func (p *Pool) takeSlot(ctx context.Context) error {
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// freeSlot gives a slot taken by takeSlot back.
+func (p *Pool) freeSlot() { <-p.slots }
+
+// cookies returns the consent cookies to set in a new tab.
+func (p *Pool) cookies() []*network.CookieParam {
+	p.jarMu.Lock()
+	defer p.jarMu.Unlock()
+	return p.jar
+}
+
+// setCookies replaces the consent cookies.
+func (p *Pool) setCookies(c []*network.CookieParam) {
+	p.jarMu.Lock()
+	defer p.jarMu.Unlock()
+	p.jar = c
+}

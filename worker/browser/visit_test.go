@@ -1,0 +1,267 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/worker/serp"
+)
+
+// allShots are the screenshot names a visit with screenshots returns.
+var allShots = []string{jobs.ShotAfterExpand, jobs.ShotAfterLoad, jobs.ShotInitial}
+
+func TestVisit(t *testing.T) {
+	s := newSite(t)
+	p := newTestPool(t, nil)
+	tests := []struct {
+		name         string
+		path         string
+		screenshots  bool
+		wantErr      error    // errors.Is the Visit error; nil = success
+		wantOverview []string // substrings of the overview's text; nil = no overview
+		wantExpanded string   // the show-more control's aria-expanded; "" = no control
+		wantHTML     string   // substring of the page's HTML
+		wantShots    []string // sorted screenshot names
+		differ       []string // two screenshots that must differ
+	}{{
+		name:         "streaming overview is read once it has settled",
+		path:         "/stream",
+		screenshots:  true,
+		wantOverview: []string{"Frogs are green", "iridophores. STREAM-END"},
+		wantShots:    allShots,
+		differ:       []string{jobs.ShotInitial, jobs.ShotAfterLoad},
+	}, {
+		name:         "collapsed overview is expanded by a real click",
+		path:         "/collapsed",
+		screenshots:  true,
+		wantOverview: []string{"first paragraph", "TRUSTED-CLICK EXPAND-END"},
+		wantExpanded: "true",
+		wantShots:    allShots,
+		differ:       []string{jobs.ShotAfterLoad, jobs.ShotAfterExpand},
+	}, {
+		name:     "page without overview is a normal result",
+		path:     "/plain",
+		wantHTML: "PLAIN-RESULTS",
+	}, {
+		name:         "no screenshots unless asked for",
+		path:         "/stream",
+		wantOverview: []string{"STREAM-END"},
+	}, {
+		name:        "redirect to the CAPTCHA page is blocked",
+		path:        "/blocked?q=frogs",
+		screenshots: true,
+		wantErr:     ErrBlocked,
+		wantHTML:    "/sorry/index",
+	}, {
+		name:     "CAPTCHA form on another path is blocked",
+		path:     "/captchaform",
+		wantErr:  ErrBlocked,
+		wantHTML: "/captchaform",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := p.Visit(t.Context(), VisitRequest{URL: s.url(tt.path), Screenshots: tt.screenshots})
+			if tt.wantErr != nil {
+				checkBlocked(t, err, tt.wantHTML)
+				return
+			}
+			if err != nil {
+				t.Fatalf("Visit: %v", err)
+			}
+			if res.FinalURL != s.url(tt.path) {
+				t.Errorf("FinalURL = %q, want %q", res.FinalURL, s.url(tt.path))
+			}
+			checkOverview(t, res.HTML, tt.wantOverview, tt.wantExpanded)
+			checkHTML(t, res.HTML, tt.wantHTML)
+			if diff := cmp.Diff(tt.wantShots, shotNames(res.Screenshots)); diff != "" {
+				t.Errorf("screenshots (-want +got):\n%s", diff)
+			}
+			checkPNGs(t, res.Screenshots)
+			if tt.differ != nil && bytes.Equal(res.Screenshots[tt.differ[0]], res.Screenshots[tt.differ[1]]) {
+				t.Errorf("screenshots %s and %s are identical; want them taken at their moments", tt.differ[0], tt.differ[1])
+			}
+		})
+	}
+}
+
+// checkBlocked fails the test unless err is ErrBlocked (only) and names
+// the page's URL without its query.
+func checkBlocked(tb testing.TB, err error, url string) {
+	tb.Helper()
+	if !errors.Is(err, ErrBlocked) || errors.Is(err, ErrUnavailable) {
+		tb.Fatalf("Visit error = %v, want ErrBlocked only", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, url) || strings.Contains(msg, "continue=") {
+		tb.Errorf("Visit error = %q, want the URL %q without its query", msg, url)
+	}
+}
+
+// TestVisitConsent checks that the reject-all form is submitted once and
+// that the cookies it leaves spare the next (fresh, incognito) tab the
+// consent page.
+func TestVisitConsent(t *testing.T) {
+	s := newSite(t)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	for i, q := range []string{"frogs", "toads"} {
+		res, err := p.Visit(t.Context(), VisitRequest{URL: s.url("/search?q=" + q)})
+		if err != nil {
+			t.Fatalf("visit %d: %v", i+1, err)
+		}
+		if want := s.url("/search?q=" + q); res.FinalURL != want {
+			t.Errorf("visit %d: FinalURL = %q, want %q", i+1, res.FinalURL, want)
+		}
+		checkHTML(t, res.HTML, "RESULTS for "+q+" with SOCS=reject")
+	}
+	if got := s.consentViews.Load(); got != 1 {
+		t.Errorf("consent page served %d times, want 1", got)
+	}
+	if got := s.rejects.Load(); got != 1 {
+		t.Errorf("reject-all submitted %d times, want 1", got)
+	}
+	if got := p.consents.Load(); got != 1 {
+		t.Errorf("pool counted %d consents passed, want 1", got)
+	}
+}
+
+func TestVisitTabs(t *testing.T) {
+	s := newSite(t)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 2 })
+	errs := visitAll(t, p, s.url("/barrier"), 4)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("visit %d: %v", i+1, err)
+		}
+	}
+	if got := s.maxActive.Load(); got != 2 {
+		t.Errorf("at most %d pages loaded at once, want 2 (Tabs)", got)
+	}
+}
+
+// TestVisitCancel checks that callers waiting for a tab honour their ctx,
+// and that cancelling a running visit ends it and frees its tab.
+func TestVisitCancel(t *testing.T) {
+	s := newSite(t)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := s.startHang(t, ctx, p) // the only tab is now busy
+
+	waiting, stop := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer stop()
+	if _, err := p.Visit(waiting, VisitRequest{URL: s.url("/fast")}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Visit waiting for a tab: error = %v, want context.DeadlineExceeded", err)
+	}
+
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
+		t.Errorf("cancelled Visit: error = %v, want context.Canceled only", err)
+	}
+	res, err := p.Visit(t.Context(), VisitRequest{URL: s.url("/fast")})
+	if err != nil {
+		t.Fatalf("Visit after cancel: %v", err)
+	}
+	checkOverview(t, res.HTML, []string{"FAST-OVERVIEW"}, "")
+}
+
+func TestVisitBadURL(t *testing.T) {
+	p, err := NewPool(testConfig(t))
+	if err != nil {
+		t.Fatalf("NewPool: %v (`apt-get install chromium`)", err)
+	}
+	for _, u := range []string{"", "/search?q=x", "ftp://example.com/", "http:///x"} {
+		if _, err := p.Visit(t.Context(), VisitRequest{URL: u}); err == nil || errors.Is(err, ErrUnavailable) {
+			t.Errorf("Visit(%q) error = %v, want a plain error", u, err)
+		}
+	}
+}
+
+// visitAll runs n visits of url at once and returns their errors.
+func visitAll(tb testing.TB, p *Pool, url string, n int) []error {
+	tb.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, errs[i] = p.Visit(context.Background(), VisitRequest{URL: url})
+		})
+	}
+	wg.Wait()
+	return errs
+}
+
+// checkOverview fails the test unless the overview of html has every
+// string of want (or there is no overview, when want is nil), and its
+// show-more control has aria-expanded = expanded ("" = no control).
+func checkOverview(tb testing.TB, html string, want []string, expanded string) {
+	tb.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		tb.Fatalf("parse HTML: %v", err)
+	}
+	body := doc.Find(serp.OverviewBody)
+	if want == nil && body.Length() > 0 {
+		tb.Errorf("page has an overview: %q", body.Text())
+	}
+	for _, w := range want {
+		if !strings.Contains(body.Text(), w) {
+			tb.Errorf("overview lacks %q: %q", w, body.Text())
+		}
+	}
+	if got := doc.Find(serp.ShowMore).AttrOr("aria-expanded", ""); got != expanded {
+		tb.Errorf("show-more aria-expanded = %q, want %q", got, expanded)
+	}
+}
+
+// checkHTML fails the test unless html has every string of want.
+func checkHTML(tb testing.TB, html string, want ...string) {
+	tb.Helper()
+	for _, w := range want {
+		if !strings.Contains(html, w) {
+			tb.Errorf("HTML lacks %q:\n%s", w, html)
+		}
+	}
+}
+
+// checkPNGs fails the test unless every screenshot is a PNG of the
+// browser's viewport.
+func checkPNGs(tb testing.TB, shots map[string][]byte) {
+	tb.Helper()
+	for name, b := range shots {
+		if !bytes.HasPrefix(b, []byte(pngSignature)) {
+			tb.Errorf("screenshot %s does not start with the PNG signature", name)
+			continue
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			tb.Errorf("screenshot %s: %v", name, err)
+			continue
+		}
+		if cfg.Width != windowWidth || cfg.Height != windowHeight {
+			tb.Errorf("screenshot %s is %dx%d, want the %dx%d viewport", name, cfg.Width, cfg.Height, windowWidth, windowHeight)
+		}
+	}
+}
+
+// shotNames returns the sorted names of shots, nil when there are none.
+func shotNames(shots map[string][]byte) []string {
+	var names []string
+	for _, n := range allShots {
+		if _, ok := shots[n]; ok {
+			names = append(names, n)
+		}
+	}
+	if len(names) != len(shots) {
+		names = append(names, "(unexpected names)")
+	}
+	return names
+}
