@@ -34,6 +34,7 @@ type Config struct {
 	BrowserRecycle     int           // KISA_BROWSER_RECYCLE_AFTER: jobs before the browser restarts
 	OverviewSettle     time.Duration // KISA_OVERVIEW_SETTLE: quiet time that ends streaming
 	OverviewWait       time.Duration // KISA_OVERVIEW_WAIT: bounded wait for an overview
+	OverviewAppear     time.Duration // KISA_OVERVIEW_APPEAR: wait for a page to announce one
 
 	S3Endpoint  string // KISA_S3_ENDPOINT: MinIO host:port the processes talk to
 	S3AccessKey string // KISA_S3_ACCESS_KEY
@@ -69,6 +70,7 @@ var Vars = []Var{
 	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Jobs after which a worker restarts its browser (0: never)."},
 	{"KISA_OVERVIEW_SETTLE", "700ms", "The overview counts as fully streamed in once its text has not changed for this long."},
 	{"KISA_OVERVIEW_WAIT", "15s", "Bounded wait for an overview to appear, finish streaming or expand; none by then means hasOverview false."},
+	{"KISA_OVERVIEW_APPEAR", "3s", "A loaded page that has shown no overview block or heading for this long has no overview (at most KISA_OVERVIEW_WAIT)."},
 	{"KISA_S3_ENDPOINT", "127.0.0.1:9000", "MinIO (S3) host:port for uploads."},
 	{"KISA_S3_ACCESS_KEY", "", "MinIO access key (required by web and worker)."},
 	{"KISA_S3_SECRET_KEY", "", "MinIO secret key (required by web and worker)."},
@@ -112,6 +114,7 @@ func Load(getenv func(string) string) (Config, error) {
 		BrowserRecycle:     p.int("KISA_BROWSER_RECYCLE_AFTER"),
 		OverviewSettle:     p.duration("KISA_OVERVIEW_SETTLE"),
 		OverviewWait:       p.duration("KISA_OVERVIEW_WAIT"),
+		OverviewAppear:     p.duration("KISA_OVERVIEW_APPEAR"),
 		S3Endpoint:         get("KISA_S3_ENDPOINT"),
 		S3AccessKey:        get("KISA_S3_ACCESS_KEY"),
 		S3SecretKey:        get("KISA_S3_SECRET_KEY"),
@@ -203,6 +206,7 @@ func (c Config) Validate() error {
 		{c.OverviewSettle >= 50*time.Millisecond, "KISA_OVERVIEW_SETTLE", "at least 50ms"},
 		{c.OverviewWait >= time.Second, "KISA_OVERVIEW_WAIT", "at least 1s"},
 		{c.OverviewWait < c.JobTimeout, "KISA_OVERVIEW_WAIT", "shorter than KISA_JOB_TIMEOUT"},
+		{c.OverviewAppear >= 0 && c.OverviewAppear <= c.OverviewWait, "KISA_OVERVIEW_APPEAR", "between 0s and KISA_OVERVIEW_WAIT"},
 		{c.S3Endpoint != "" && !strings.Contains(c.S3Endpoint, "/"), "KISA_S3_ENDPOINT", "host:port without scheme"},
 		{c.S3Bucket != "", "KISA_S3_BUCKET", "a bucket name"},
 		{validURL(c.CDNURL, "http", "https"), "KISA_CDN_URL", "an http(s) URL"},

@@ -36,7 +36,7 @@ func TestDefaults(t *testing.T) {
 		RedisURL: "redis://127.0.0.1:6379/0", APIKeyPrefix: "kisa", DocsURL: "https://docs.kisa.dev",
 		KeyCacheTTL: 30 * time.Second, LogLevel: "info", OverviewTimeout: 60 * time.Second,
 		JobTimeout: 45 * time.Second, JobMaxRetry: 2, SearchURL: "https://www.google.com/search",
-		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
+		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
 		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -62,7 +62,7 @@ func TestValues(t *testing.T) {
 		"KISA_OVERVIEW_TIMEOUT": "2m", "KISA_JOB_MAX_RETRY": "25",
 		"KISA_SEARCH_URL": "http://127.0.0.1:8090/search", "KISA_CHROME_PATH": "/usr/bin/chromium",
 		"KISA_BROWSER_CONCURRENCY": "64", "KISA_BROWSER_RECYCLE_AFTER": "0",
-		"KISA_OVERVIEW_SETTLE": "300ms", "KISA_OVERVIEW_WAIT": "5s", "KISA_JOB_TIMEOUT": "20s", "KISA_S3_ENDPOINT": "minio:9000",
+		"KISA_OVERVIEW_SETTLE": "300ms", "KISA_OVERVIEW_WAIT": "5s", "KISA_OVERVIEW_APPEAR": "2s", "KISA_JOB_TIMEOUT": "20s", "KISA_S3_ENDPOINT": "minio:9000",
 		"KISA_S3_ACCESS_KEY": "ak", "KISA_S3_SECRET_KEY": "sk", "KISA_S3_BUCKET": "shots", "KISA_S3_USE_SSL": "true",
 		"KISA_S3_REGION": "eu-central-1", "KISA_CDN_URL": "https://cdn.example.com/",
 	})
@@ -74,7 +74,7 @@ func TestValues(t *testing.T) {
 		APIKeyPrefix: "acme", SecretsKey: key, DocsURL: "https://docs.example.com", KeyCacheTTL: 0,
 		LogLevel: "debug", OverviewTimeout: 2 * time.Minute, JobTimeout: 20 * time.Second, JobMaxRetry: 25,
 		SearchURL: "http://127.0.0.1:8090/search", ChromePath: "/usr/bin/chromium", BrowserConcurrency: 64,
-		BrowserRecycle: 0, OverviewSettle: 300 * time.Millisecond, OverviewWait: 5 * time.Second, S3Endpoint: "minio:9000", S3AccessKey: "ak", S3SecretKey: "sk", S3Bucket: "shots",
+		BrowserRecycle: 0, OverviewSettle: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: 2 * time.Second, S3Endpoint: "minio:9000", S3AccessKey: "ak", S3SecretKey: "sk", S3Bucket: "shots",
 		S3UseSSL: true, S3Region: "eu-central-1", CDNURL: "https://cdn.example.com",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -36,7 +36,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	}
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
 		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
-		OverviewWait: cfg.OverviewWait, Logger: log})
+		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, Logger: log})
 	if err != nil {
 		return err
 	}

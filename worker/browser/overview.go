@@ -12,29 +12,48 @@ import (
 
 // settle waits until the overview's text has been non-empty and unchanged
 // for SettleQuiet, reading its length and hash every pollEvery. It reports
-// false, without error, when OverviewWait passes first: no overview, or
-// one still streaming. It returns an error when the page cannot be read.
+// false, without error, when OverviewWait passes first (one still
+// streaming), or when the loaded page has not announced an overview (its
+// block or hidden heading) within OverviewAppear. It returns an error
+// when the page cannot be read.
 func (v *visit) settle() (bool, error) {
 	js := fmt.Sprintf(`(() => {
 		const el = document.querySelector(%s);
 		const t = el ? el.textContent : "";
-		if (!t.trim()) return "";
+		const announced = !!document.querySelector(%s) ||
+			[...document.querySelectorAll(%s)].some(h => %s.includes(h.textContent.trim()));
+		if (!t.trim()) return announced || document.readyState !== "complete" ? "" : "absent";
 		let h = 0;
 		for (let i = 0; i < t.length; i++) h = (Math.imul(h, 31) + t.charCodeAt(i)) | 0;
 		return t.length + ":" + h;
-	})()`, jsString(serp.OverviewBody))
+	})()`, jsString(serp.OverviewBody), jsString(serp.OverviewContainer), jsString(serp.OverviewHeading),
+		jsStrings(serp.OverviewHeadings))
+	appear := v.p.cfg.OverviewAppear
+	if appear == 0 {
+		appear = v.p.cfg.OverviewWait
+	}
 	var last string
-	var since time.Time
-	return v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
+	var since, absentSince time.Time
+	absent := false
+	settled, err := v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
 		var sig string
 		if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &sig)); err != nil {
 			return false, fmt.Errorf("read overview: %w", err)
 		}
+		if sig == "absent" {
+			if absentSince.IsZero() {
+				absentSince = now
+			}
+			absent = now.Sub(absentSince) >= appear
+			return absent, nil
+		}
+		absentSince = time.Time{}
 		if sig != last {
 			last, since = sig, now
 		}
 		return sig != "" && now.Sub(since) >= v.p.cfg.SettleQuiet, nil
 	})
+	return settled && !absent, err
 }
 
 // expand clicks the show-more control when the overview is collapsed,

@@ -195,6 +195,12 @@ func (v *visit) result() (VisitResult, error) {
 	return res, nil
 }
 
+// jsStrings writes ss as a JavaScript array literal of strings.
+func jsStrings(ss []string) string {
+	b, _ := json.Marshal(ss) // strings always encode
+	return string(b)
+}
+
 // jsString quotes s as a JavaScript string literal (JSON strings are
 // JavaScript strings; json.Marshal also escapes U+2028 and U+2029).
 func jsString(s string) string {

@@ -47,6 +47,11 @@ type Config struct {
 	// OverviewWait bounds each wait for the overview to appear, finish or
 	// expand (e.g. 10s). Having no overview after it is a normal result.
 	OverviewWait time.Duration
+	// OverviewAppear is how long a loaded page may go without announcing
+	// an overview (its block or hidden heading) before the visit concludes
+	// that it has none; zero means OverviewWait. An announced overview
+	// still gets OverviewWait to finish streaming.
+	OverviewAppear time.Duration
 	// Logger receives the pool's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -62,6 +67,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("browser: JobTimeout must be positive, got %s", c.JobTimeout)
 	case c.SettleQuiet <= 0:
 		return fmt.Errorf("browser: SettleQuiet must be positive, got %s", c.SettleQuiet)
+	case c.OverviewAppear < 0 || c.OverviewAppear > c.OverviewWait:
+		return fmt.Errorf("browser: OverviewAppear (%s) must be between 0 and OverviewWait (%s)", c.OverviewAppear, c.OverviewWait)
 	case c.OverviewWait <= c.SettleQuiet:
 		return fmt.Errorf("browser: OverviewWait (%s) must be longer than SettleQuiet (%s)", c.OverviewWait, c.SettleQuiet)
 	}

@@ -265,3 +265,31 @@ func shotNames(shots map[string][]byte) []string {
 	}
 	return names
 }
+
+// TestVisitOverviewAppear checks that a loaded page which never announces
+// an overview ends the wait after OverviewAppear, while an announced one
+// still streams in. The job timeout is far below OverviewWait: a visit
+// that waited for OverviewWait would fail.
+func TestVisitOverviewAppear(t *testing.T) {
+	s := newSite(t)
+	p := newTestPool(t, func(c *Config) {
+		c.OverviewWait, c.OverviewAppear, c.JobTimeout = time.Minute, 300*time.Millisecond, 15*time.Second
+	})
+	tests := []struct {
+		name         string
+		path         string
+		wantOverview []string
+	}{
+		{name: "page without overview", path: "/plain"},
+		{name: "announced overview streams in", path: "/stream", wantOverview: []string{"STREAM-END"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := p.Visit(t.Context(), VisitRequest{URL: s.url(tt.path)})
+			if err != nil {
+				t.Fatalf("Visit: %v", err)
+			}
+			checkOverview(t, res.HTML, tt.wantOverview, "")
+		})
+	}
+}
