@@ -1,0 +1,171 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/minio/minio-go/v7/pkg/lifecycle"
+)
+
+// ScreenshotExpiryDays is how many days the bucket's lifecycle rule keeps
+// a screenshot object; see EnsureBucket for why it is two.
+const ScreenshotExpiryDays = 2
+
+// screenshotRuleID names the lifecycle rule EnsureBucket writes.
+const screenshotRuleID = "kisa-expire-screenshots"
+
+// S3Config locates the S3-compatible store (MinIO) that keeps screenshots.
+type S3Config struct {
+	Endpoint  string // host:port the service talks to, e.g. 127.0.0.1:9000
+	AccessKey string
+	SecretKey string
+	Bucket    string
+	Region    string // signing region; "us-east-1" when empty
+	UseSSL    bool   // https to Endpoint
+	// PublicURL is the base users fetch screenshots from (KISA_CDN_URL), a
+	// scheme and host only, e.g. https://cdn.example.com. Presigned URLs are
+	// signed for this host; "" means the Endpoint itself.
+	PublicURL string
+}
+
+// Screenshots stores page screenshots as PNG objects and hands out
+// presigned GET URLs for them.
+type Screenshots struct {
+	client *minio.Client // talks to Endpoint
+	signer *minio.Client // signs URLs for the PublicURL host; never dials
+	bucket string
+	region string
+}
+
+// NewScreenshots builds the store from cfg without contacting the server.
+// It returns an error naming the bad setting when cfg is incomplete or
+// PublicURL is not a bare http(s) base URL.
+func NewScreenshots(cfg S3Config) (*Screenshots, error) {
+	if cfg.Endpoint == "" || cfg.Bucket == "" || cfg.AccessKey == "" || cfg.SecretKey == "" {
+		return nil, errors.New("screenshots: S3 endpoint, bucket, access key and secret key are required")
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	public, err := publicBase(cfg)
+	if err != nil {
+		return nil, err
+	}
+	client, err := newS3Client(cfg, cfg.Endpoint, cfg.UseSSL)
+	if err != nil {
+		return nil, err
+	}
+	// A presigned URL's signature covers the Host header, so it must be
+	// made for the host users fetch from, never rewritten afterwards. With
+	// Region set, minio-go signs locally instead of asking for the
+	// bucket's location over the network.
+	signer, err := newS3Client(cfg, public.Host, public.Scheme == "https")
+	if err != nil {
+		return nil, err
+	}
+	return &Screenshots{client: client, signer: signer, bucket: cfg.Bucket, region: cfg.Region}, nil
+}
+
+// publicBase parses cfg.PublicURL, defaulting to the endpoint itself.
+func publicBase(cfg S3Config) (*url.URL, error) {
+	if cfg.PublicURL == "" {
+		scheme := "http"
+		if cfg.UseSSL {
+			scheme = "https"
+		}
+		return &url.URL{Scheme: scheme, Host: cfg.Endpoint}, nil
+	}
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("screenshots: public URL %q: %w", cfg.PublicURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return nil, fmt.Errorf("screenshots: public URL %q must be http(s)://host[:port] with no path", cfg.PublicURL)
+	}
+	return u, nil
+}
+
+func newS3Client(cfg S3Config, host string, secure bool) (*minio.Client, error) {
+	c, err := minio.New(host, &minio.Options{
+		Creds:  credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Secure: secure,
+		Region: cfg.Region,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("screenshots: S3 client for %s: %w", host, err)
+	}
+	return c, nil
+}
+
+// EnsureBucket creates the bucket if it is missing and (re)writes its
+// lifecycle rule: every object expires ScreenshotExpiryDays (2) days after
+// it was written. Two, not one: a cached overview result (ttl <= 24h) may
+// hand out a fresh 24h URL for a screenshot taken up to 24h earlier, so an
+// object must live at least 48h. MinIO expires by whole days, so objects
+// live 48-72h. Safe to call concurrently and repeatedly. It returns an
+// error when the server is unreachable or refuses the request.
+func (s *Screenshots) EnsureBucket(ctx context.Context) error {
+	exists, err := s.client.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return fmt.Errorf("screenshots: check bucket %q: %w", s.bucket, err)
+	}
+	if !exists {
+		err := s.client.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{Region: s.region})
+		if err != nil && minio.ToErrorResponse(err).Code != minio.BucketAlreadyOwnedByYou {
+			return fmt.Errorf("screenshots: create bucket %q: %w", s.bucket, err)
+		}
+	}
+	cfg := lifecycle.NewConfiguration()
+	cfg.Rules = []lifecycle.Rule{{
+		ID:         screenshotRuleID,
+		Status:     "Enabled",
+		Expiration: lifecycle.Expiration{Days: ScreenshotExpiryDays},
+	}}
+	if err := s.client.SetBucketLifecycle(ctx, s.bucket, cfg); err != nil {
+		return fmt.Errorf("screenshots: set lifecycle on bucket %q: %w", s.bucket, err)
+	}
+	return nil
+}
+
+// Put stores png under key with Content-Type image/png. The real size is
+// passed on, so the upload is one request with no large buffer. It returns
+// an error when the upload fails.
+func (s *Screenshots) Put(ctx context.Context, key string, png []byte) error {
+	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(png), int64(len(png)),
+		minio.PutObjectOptions{ContentType: "image/png"})
+	if err != nil {
+		return fmt.Errorf("screenshots: put %q: %w", key, err)
+	}
+	return nil
+}
+
+// URL returns a presigned GET URL for key on the public host, valid for
+// ttl (1s to 7 days). It makes no network call and does not check that the
+// object exists; it returns an error for an invalid key or ttl.
+func (s *Screenshots) URL(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	u, err := s.signer.PresignedGetObject(ctx, s.bucket, key, ttl, nil)
+	if err != nil {
+		return "", fmt.Errorf("screenshots: presign %q: %w", key, err)
+	}
+	return u.String(), nil
+}
+
+// Ping reports whether the server answers, accepts the credentials and
+// has the bucket. It returns an error otherwise.
+func (s *Screenshots) Ping(ctx context.Context) error {
+	exists, err := s.client.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return fmt.Errorf("screenshots: ping %s: %w", s.client.EndpointURL().Host, err)
+	}
+	if !exists {
+		return fmt.Errorf("screenshots: bucket %q does not exist", s.bucket)
+	}
+	return nil
+}
