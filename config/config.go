@@ -15,6 +15,7 @@ import (
 // Config is every setting of the web, worker and admin processes.
 type Config struct {
 	Port        int    // PORT: HTTP port of the web process
+	Host        string // KISA_HOST: address the web process binds; empty = all
 	DatabaseURL string // DATABASE_URL
 	RedisURL    string // REDIS_URL
 
@@ -54,6 +55,7 @@ type Var struct {
 // Vars lists every environment variable the service reads.
 var Vars = []Var{
 	{"PORT", "8080", "HTTP port of `kisa web`."},
+	{"KISA_HOST", "", "Address `kisa web` binds to; empty means all interfaces (the local run and the tests use 127.0.0.1)."},
 	{"DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable", "PostgreSQL connection URL."},
 	{"REDIS_URL", "redis://127.0.0.1:6379/0", "Redis URL: the asynq queue, the result cache and job notifications."},
 	{"KISA_API_KEY_PREFIX", "kisa", "Prefix of every API key (`<prefix>_<key>`)."},
@@ -98,6 +100,7 @@ func Load(getenv func(string) string) (Config, error) {
 	p := parser{get: get}
 	c := Config{
 		Port:               p.int("PORT"),
+		Host:               get("KISA_HOST"),
 		DatabaseURL:        get("DATABASE_URL"),
 		RedisURL:           get("REDIS_URL"),
 		APIKeyPrefix:       get("KISA_API_KEY_PREFIX"),

@@ -9,6 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${DATABASE_URL:?run through make run}"
 
 export PORT="${PORT:-8080}"
+export KISA_HOST="${KISA_HOST:-127.0.0.1}"
 base="http://127.0.0.1:$PORT"
 if curl -fsS -m 2 -o /dev/null "$base/healthz" 2>/dev/null; then
 	echo "run: something already serves $base (another make run?); stop it or set PORT" >&2

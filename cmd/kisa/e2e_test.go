@@ -67,7 +67,7 @@ func startStack(t *testing.T, o stackOptions) *stack {
 	port := freePort(t)
 	s := &stack{base: "http://127.0.0.1:" + port, cdn: s3.PublicURL, fixture: fx}
 	s.environ = []string{
-		"PORT=" + port, "DATABASE_URL=" + testenv.DatabaseURL(),
+		"PORT=" + port, "KISA_HOST=127.0.0.1", "DATABASE_URL=" + testenv.DatabaseURL(),
 		fmt.Sprintf("REDIS_URL=%s", redisURL(t, o.redisDB)),
 		"KISA_SECRETS_KEY=" + testenv.SecretsKey(), "KISA_LOG_LEVEL=warn",
 		"KISA_S3_ENDPOINT=" + s3.Endpoint, "KISA_S3_ACCESS_KEY=" + s3.AccessKey, "KISA_S3_SECRET_KEY=" + s3.SecretKey,

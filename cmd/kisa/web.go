@@ -65,9 +65,9 @@ func runWeb(ctx context.Context, e env, args []string) error {
 			"minio":    shots.Ping,
 		},
 	})
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
-		return fmt.Errorf("PORT: %w", err)
+		return fmt.Errorf("PORT, KISA_HOST: %w", err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: cfg.OverviewTimeout + 30*time.Second, IdleTimeout: 2 * time.Minute}
