@@ -1,0 +1,126 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv"
+	"github.com/kisa-dev/kisa/worker/browser"
+	"github.com/kisa-dev/kisa/worker/serpfixture"
+)
+
+// handlerEnv is a Handler on the real Redis, MinIO and Chromium, visiting
+// the fixture search engine.
+type handlerEnv struct {
+	h       *Handler
+	results *storage.Results
+}
+
+func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
+	t.Helper()
+	rdb := testenv.Redis(t, 11)
+	shots, err := storage.NewScreenshots(s3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: -1}))
+	t.Cleanup(fx.Close)
+	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, JobTimeout: 30 * time.Second,
+		SettleQuiet: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	results := storage.NewResults(rdb, "test:")
+	h, err := NewHandler(HandlerOptions{Pool: pool, Screenshots: shots, Results: results,
+		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return handlerEnv{h: h, results: results}
+}
+
+// process runs one task for query and returns the handler's error and the
+// outcome it published.
+func (e handlerEnv) process(t *testing.T, query string, screenshots bool) (jobs.Outcome, error) {
+	t.Helper()
+	key := "k-" + testenv.RandomHex(4)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	w, err := e.results.Subscribe(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	task, err := jobs.NewOverviewTask(jobs.OverviewPayload{Key: key, Query: query, CountryCode: "us",
+		LanguageCode: "en", Screenshots: screenshots}, time.Minute, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perr := e.h.ProcessTask(ctx, task)
+	out, err := w.Wait(ctx)
+	if err != nil {
+		t.Fatalf("no outcome published: %v (handler error %v)", err, perr)
+	}
+	return out, perr
+}
+
+func TestProcessTask(t *testing.T) {
+	s3 := testenv.S3(t)
+	e := newHandlerEnv(t, s3)
+	shots, _ := storage.NewScreenshots(s3)
+	if err := shots.EnsureBucket(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("overview with screenshots", func(t *testing.T) {
+		out, err := e.process(t, "why is the sky blue", true)
+		if err != nil || out.Result == nil {
+			t.Fatalf("err %v, outcome %+v", err, out)
+		}
+		if !out.Result.Overview.HasOverview || len(out.Result.Screenshots) != 3 {
+			t.Errorf("result = %+v, want an overview and 3 screenshots", out.Result)
+		}
+	})
+	t.Run("CAPTCHA is final and told as blocked", func(t *testing.T) {
+		out, err := e.process(t, "captcha now", false)
+		if !errors.Is(err, asynq.SkipRetry) || out.Code != jobs.CodeBlocked || out.Result != nil {
+			t.Errorf("err %v, outcome %+v; want SkipRetry and code %q", err, out, jobs.CodeBlocked)
+		}
+	})
+}
+
+// TestProcessTaskStorageDown checks that screenshots that cannot be stored
+// give a retryable error, told as unavailable on the last try.
+func TestProcessTaskStorageDown(t *testing.T) {
+	s3 := testenv.S3(t)
+	s3.Endpoint = "127.0.0.1:1" // nothing listens there
+	e := newHandlerEnv(t, s3)
+	out, err := e.process(t, "why is the sky blue", true)
+	if err == nil || errors.Is(err, asynq.SkipRetry) || out.Code != jobs.CodeUnavailable {
+		t.Errorf("err %v, outcome %+v; want a retryable error and code %q", err, out, jobs.CodeUnavailable)
+	}
+}
+
+func TestPageURL(t *testing.T) {
+	h, err := NewHandler(HandlerOptions{SearchURL: "https://www.google.com/search?udm=50", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := h.pageURL(jobs.OverviewPayload{Query: "why are frogs green?", CountryCode: "at", LanguageCode: "de"})
+	want := "https://www.google.com/search?gl=at&hl=de&q=why+are+frogs+green%3F&udm=50"
+	if got != want {
+		t.Errorf("pageURL = %q, want %q", got, want)
+	}
+}
