@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -62,6 +64,9 @@ func (p *Pool) launch(ctx context.Context) (*browserProc, error) {
 	dir, err := os.MkdirTemp("", profilePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("make profile dir: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		return nil, fmt.Errorf("mark profile dir: %w", err)
 	}
 	allocCtx, closeAlloc := chromedp.NewExecAllocator(context.Background(), p.allocatorOptions(dir)...)
 	bctx, cancel := chromedp.NewContext(allocCtx,
@@ -168,6 +173,32 @@ func (b *browserProc) destroy() error {
 		syscall.Kill(-b.pid, syscall.SIGKILL)
 	}
 	return removeProfile(b.dir)
+}
+
+// ownerFile, in a profile dir, holds the pid of the worker that made it.
+const ownerFile = "kisa-owner.pid"
+
+// sweepProfiles removes the profile dirs under tmp whose worker has died
+// without cleaning up (a SIGKILL, a crash): their owner pid is no longer
+// alive. Dirs of live workers, and dirs without an owner file, are kept.
+// It returns how many it removed.
+func sweepProfiles(tmp string) int {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, profilePrefix+"*"))
+	removed := 0
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(string(b))
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			removed++
+		}
+	}
+	return removed
 }
 
 // removeProfile removes dir, retrying for a moment while helpers that were

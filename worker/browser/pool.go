@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -164,6 +165,9 @@ func (p *Pool) Start(ctx context.Context) error {
 	p.started = true
 	p.mu.Unlock()
 
+	if n := sweepProfiles(os.TempDir()); n > 0 {
+		p.log.Info("removed profile dirs of dead workers", "count", n)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(p.life, cancel)()
