@@ -76,9 +76,10 @@ type dataBody struct {
 	Data   any  `json:"data"`
 }
 
-// writeData answers 200 with data in the success envelope.
+// writeData answers 200 with data in the success envelope. URLs keep
+// their & and < as they are (no \u0026 escapes).
 func writeData(c *gin.Context, data any) {
-	c.JSON(http.StatusOK, dataBody{Status: true, Data: data})
+	c.PureJSON(http.StatusOK, dataBody{Status: true, Data: data})
 }
 
 // writeError answers err in the failure envelope. Application errors are
