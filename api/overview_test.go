@@ -1,0 +1,65 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv"
+)
+
+// overviewServer is a test server whose overview runner uses rdb and
+// waits at most wait for a job. No worker runs.
+func overviewServer(t *testing.T, rdb *redis.Client, wait time.Duration) (*testServer, string) {
+	t.Helper()
+	s3 := testenv.S3(t)
+	shots, err := storage.NewScreenshots(s3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newTestServer(t, 0, func(o *Options) {
+		o.Overviews = NewOverviews(OverviewsOptions{
+			Results: storage.NewResults(rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
+			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
+			Wait: wait, JobTimeout: time.Minute, MaxRetry: 1, Logger: o.Logger,
+		})
+	})
+	account := newAccount(t, srv.db, true)
+	key, _ := newKey(t, srv.db, account, apikey.ScopeOverviewRun)
+	return srv, key
+}
+
+// TestOverviewUnavailable checks the 503 answers, each with Retry-After,
+// when Redis is down or no worker finishes the job in time.
+func TestOverviewUnavailable(t *testing.T) {
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: time.Second})
+	t.Cleanup(func() { down.Close() })
+	tests := []struct {
+		name      string
+		rdb       *redis.Client
+		body      string
+		wantError string
+	}{
+		{name: "redis down, cache on", rdb: down, body: `{"query":"q"}`,
+			wantError: "the result cache is unavailable; try again shortly"},
+		{name: "redis down, cache off", rdb: down, body: `{"query":"q","cache":{"enabled":false}}`,
+			wantError: "the job queue is unavailable; try again shortly"},
+		{name: "no worker finishes in time", rdb: testenv.Redis(t, 14), body: `{"query":"q"}`,
+			wantError: "the browser did not finish in time; try again shortly"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, key := overviewServer(t, tt.rdb, 500*time.Millisecond)
+			res := do(t, srv, request(http.MethodPost, "/v1/networks/browser/ai-overview", key, tt.body))
+			checkJSON(t, res, http.StatusServiceUnavailable, `{"status":false,"error":"`+tt.wantError+`"}`)
+			if res.Header.Get("Retry-After") == "" {
+				t.Error("no Retry-After header")
+			}
+		})
+	}
+}
