@@ -15,7 +15,7 @@ import (
 
 // overviewServer is a test server whose overview runner uses rdb and
 // waits at most wait for a job. No worker runs.
-func overviewServer(t *testing.T, rdb *redis.Client, wait time.Duration) (*testServer, string) {
+func overviewServer(t testing.TB, rdb *redis.Client, wait time.Duration) (*testServer, string) {
 	t.Helper()
 	s3 := testenv.S3(t)
 	shots, err := storage.NewScreenshots(s3)
@@ -63,3 +63,4 @@ func TestOverviewUnavailable(t *testing.T) {
 		})
 	}
 }
+

@@ -1,0 +1,65 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/testenv"
+)
+
+// benchGet serves GET path with key b.N times through the whole router.
+func benchGet(b *testing.B, srv *testServer, path, key string) {
+	b.Helper()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := get(b, srv, path, key); res.Status != http.StatusOK {
+			b.Fatalf("status %d: %s", res.Status, res.Body)
+		}
+	}
+}
+
+// BenchmarkGetIntegration is one authenticated single-row read on the
+// real PostgreSQL, with the key cache on (one query a request) and off
+// (two: the key, then the row).
+func BenchmarkGetIntegration(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		ttl  time.Duration
+	}{{"key cache on", 30 * time.Second}, {"key cache off", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			srv := newTestServer(b, tc.ttl)
+			account := newAccount(b, srv.db, true)
+			key, _ := newKey(b, srv.db, account, apikey.ScopeIntegrationsRead)
+			id, err := srv.db.CreateIntegration(context.Background(), account, "google-looker-studio", []byte(`{"email":"a@b.c"}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchGet(b, srv, "/v1/integrations/"+id.String(), key)
+		})
+	}
+}
+
+// BenchmarkCachedOverview is an AI overview answered from the Redis cache,
+// with three fresh presigned screenshot URLs.
+func BenchmarkCachedOverview(b *testing.B) {
+	srv, key := overviewServer(b, testenv.Redis(b, 14), time.Minute)
+	const body = `{"query":"why is the sky blue","countryCode":"us","languageCode":"en"}`
+	res := jobs.OverviewResult{Overview: jobs.Overview{HasOverview: true, Text: "The sky is blue.",
+		Citations: []jobs.Citation{}, Paragraphs: []jobs.Paragraph{{Text: "The sky is blue.", Citations: []jobs.Citation{}}},
+		Sources: []jobs.Source{}}, Screenshots: map[string]string{
+		jobs.ShotInitial: "a/initial.png", jobs.ShotAfterLoad: "a/afterLoad.png", jobs.ShotAfterExpand: "a/afterExpand.png"}}
+	if err := srv.opts.Overviews.results.Store(context.Background(), CacheKey("why is the sky blue", "us", "en", true), res, time.Hour); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := do(b, srv, request(http.MethodPost, "/v1/networks/browser/ai-overview", key, body))
+		if r.Status != http.StatusOK {
+			b.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+	}
+}
