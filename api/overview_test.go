@@ -63,4 +63,3 @@ func TestOverviewUnavailable(t *testing.T) {
 		})
 	}
 }
-
