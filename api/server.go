@@ -27,12 +27,16 @@ const MaxBodyBytes = 1 << 20
 
 // Options are the dependencies and settings of a Server.
 type Options struct {
-	DB           *storage.DB
-	Secrets      *storage.Secrets
-	Overviews    *Overviews // nil: the overview endpoint answers 503
-	KeyPrefix    string
-	DocsURL      string
-	KeyCacheTTL  time.Duration
+	DB          *storage.DB
+	Secrets     *storage.Secrets
+	Overviews   *Overviews // nil: the overview endpoint answers 503
+	KeyPrefix   string
+	DocsURL     string
+	KeyCacheTTL time.Duration
+	// RateLimit is the requests per second each key may make on average
+	// in this process, RateBurst how many at once; 0 turns limiting off.
+	RateLimit    float64
+	RateBurst    int
 	Logger       *slog.Logger
 	Now          func() time.Time
 	HealthChecks map[string]func(context.Context) error
@@ -44,6 +48,7 @@ type Server struct {
 	log     *slog.Logger
 	keys    *keyCache
 	metrics *metrics
+	limiter *rateLimiter // nil: no limit
 	router  *gin.Engine
 }
 
@@ -55,6 +60,9 @@ func New(opts Options) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{opts: opts, log: opts.Logger, keys: newKeyCache(opts.KeyCacheTTL, opts.Now),
 		metrics: newMetrics()}
+	if opts.RateLimit > 0 {
+		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.Now)
+	}
 	s.router = s.routes()
 	return s
 }
@@ -75,7 +83,7 @@ func (s *Server) routes() *gin.Engine {
 	r.GET("/healthz", s.health)
 	r.GET("/metrics", s.serveMetrics)
 
-	v1 := r.Group("/v1", s.authenticate)
+	v1 := r.Group("/v1", s.authenticate, s.limitRate)
 	v1.GET("/knowledgebase", s.require(apikey.ScopeKnowledgebaseRead), s.listClusters)
 	v1.GET("/integrations", s.require(apikey.ScopeIntegrationsRead), s.listIntegrations)
 	v1.GET("/integrations/:id", s.require(apikey.ScopeIntegrationsRead), s.getIntegration)

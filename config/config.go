@@ -23,6 +23,8 @@ type Config struct {
 	SecretsKey   []byte        // KISA_SECRETS_KEY: 32-byte AES-256-GCM key for secret values
 	DocsURL      string        // KISA_DOCS_URL: base of the docs links in errors
 	KeyCacheTTL  time.Duration // KISA_KEY_CACHE_TTL: how long a key lookup is reused
+	RateLimit    float64       // KISA_RATE_LIMIT: requests per second per key and process
+	RateBurst    int           // KISA_RATE_BURST: requests a key may make at once
 	LogLevel     string        // KISA_LOG_LEVEL: debug, info, warn, error
 
 	OverviewTimeout time.Duration // KISA_OVERVIEW_TIMEOUT: how long the API waits for a job
@@ -62,6 +64,8 @@ var Vars = []Var{
 	{"KISA_SECRETS_KEY", "", "Required by `web` and `admin`: 32 random bytes, base64, that encrypt secret values (AES-256-GCM)."},
 	{"KISA_DOCS_URL", "https://docs.kisa.dev", "Base of the `docs` links in error bodies."},
 	{"KISA_KEY_CACHE_TTL", "30s", "How long a verified API key is reused without asking PostgreSQL; a revoked key stops working within this bound."},
+	{"KISA_RATE_LIMIT", "10", "Requests per second each API key may make, on average, to one web process (0: no limit); over it the API answers 429."},
+	{"KISA_RATE_BURST", "20", "Requests an API key may make at once before KISA_RATE_LIMIT applies."},
 	{"KISA_LOG_LEVEL", "info", "debug, info, warn or error."},
 	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its job before answering 503."},
 	{"KISA_JOB_TIMEOUT", "45s", "How long one browser visit may take."},
@@ -107,6 +111,8 @@ func Load(getenv func(string) string) (Config, error) {
 		SecretsKey:         p.key("KISA_SECRETS_KEY"),
 		DocsURL:            strings.TrimRight(get("KISA_DOCS_URL"), "/"),
 		KeyCacheTTL:        p.duration("KISA_KEY_CACHE_TTL"),
+		RateLimit:          p.float("KISA_RATE_LIMIT"),
+		RateBurst:          p.int("KISA_RATE_BURST"),
 		LogLevel:           get("KISA_LOG_LEVEL"),
 		OverviewTimeout:    p.duration("KISA_OVERVIEW_TIMEOUT"),
 		JobTimeout:         p.duration("KISA_JOB_TIMEOUT"),
@@ -148,6 +154,15 @@ func (p *parser) int(name string) int {
 		p.fail(name, v, "a whole number")
 	}
 	return n
+}
+
+func (p *parser) float(name string) float64 {
+	v := p.get(name)
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		p.fail(name, v, "a number")
+	}
+	return f
 }
 
 func (p *parser) bool(name string) bool {
@@ -199,6 +214,8 @@ func (c Config) Validate() error {
 		{validPrefix(c.APIKeyPrefix), "KISA_API_KEY_PREFIX", "1 to 16 letters or digits"},
 		{validURL(c.DocsURL, "http", "https"), "KISA_DOCS_URL", "an http(s) URL"},
 		{c.KeyCacheTTL >= 0 && c.KeyCacheTTL <= 10*time.Minute, "KISA_KEY_CACHE_TTL", "between 0s and 10m"},
+		{c.RateLimit >= 0 && c.RateLimit <= 1e6, "KISA_RATE_LIMIT", "between 0 and 1000000"},
+		{c.RateBurst >= 1, "KISA_RATE_BURST", "at least 1"},
 		{validLevel(c.LogLevel), "KISA_LOG_LEVEL", "debug, info, warn or error"},
 		{c.OverviewTimeout >= time.Second, "KISA_OVERVIEW_TIMEOUT", "at least 1s"},
 		{c.JobTimeout >= time.Second, "KISA_JOB_TIMEOUT", "at least 1s"},

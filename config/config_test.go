@@ -34,7 +34,7 @@ func TestDefaults(t *testing.T) {
 	want := config.Config{
 		Port: 8080, DatabaseURL: "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable",
 		RedisURL: "redis://127.0.0.1:6379/0", APIKeyPrefix: "kisa", DocsURL: "https://docs.kisa.dev",
-		KeyCacheTTL: 30 * time.Second, LogLevel: "info", OverviewTimeout: 60 * time.Second,
+		KeyCacheTTL: 30 * time.Second, RateLimit: 10, RateBurst: 20, LogLevel: "info", OverviewTimeout: 60 * time.Second,
 		JobTimeout: 45 * time.Second, JobMaxRetry: 2, SearchURL: "https://www.google.com/search",
 		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
 		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000",
@@ -58,7 +58,7 @@ func TestValues(t *testing.T) {
 	got, err := loadValid(map[string]string{
 		"PORT": " 9090 ", "DATABASE_URL": "postgresql://u:p@db:5432/kisa", "REDIS_URL": "rediss://r:6380/1",
 		"KISA_API_KEY_PREFIX": "acme", "KISA_SECRETS_KEY": base64.StdEncoding.EncodeToString(key),
-		"KISA_DOCS_URL": "https://docs.example.com/", "KISA_KEY_CACHE_TTL": "0s", "KISA_LOG_LEVEL": "debug",
+		"KISA_DOCS_URL": "https://docs.example.com/", "KISA_KEY_CACHE_TTL": "0s", "KISA_RATE_LIMIT": "2.5", "KISA_RATE_BURST": "5", "KISA_LOG_LEVEL": "debug",
 		"KISA_OVERVIEW_TIMEOUT": "2m", "KISA_JOB_MAX_RETRY": "25",
 		"KISA_SEARCH_URL": "http://127.0.0.1:8090/search", "KISA_CHROME_PATH": "/usr/bin/chromium",
 		"KISA_BROWSER_CONCURRENCY": "64", "KISA_BROWSER_RECYCLE_AFTER": "0",
@@ -71,7 +71,7 @@ func TestValues(t *testing.T) {
 	}
 	want := config.Config{
 		Port: 9090, DatabaseURL: "postgresql://u:p@db:5432/kisa", RedisURL: "rediss://r:6380/1",
-		APIKeyPrefix: "acme", SecretsKey: key, DocsURL: "https://docs.example.com", KeyCacheTTL: 0,
+		APIKeyPrefix: "acme", SecretsKey: key, DocsURL: "https://docs.example.com", KeyCacheTTL: 0, RateLimit: 2.5, RateBurst: 5,
 		LogLevel: "debug", OverviewTimeout: 2 * time.Minute, JobTimeout: 20 * time.Second, JobMaxRetry: 25,
 		SearchURL: "http://127.0.0.1:8090/search", ChromePath: "/usr/bin/chromium", BrowserConcurrency: 64,
 		BrowserRecycle: 0, OverviewSettle: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: 2 * time.Second, S3Endpoint: "minio:9000", S3AccessKey: "ak", S3SecretKey: "sk", S3Bucket: "shots",
@@ -115,6 +115,9 @@ func TestBadSetting(t *testing.T) {
 		{name: "log level", vr: "KISA_LOG_LEVEL", value: "verbose", want: "KISA_LOG_LEVEL: must be debug, info, warn or error"},
 		{name: "overview timeout", vr: "KISA_OVERVIEW_TIMEOUT", value: "500ms", want: "KISA_OVERVIEW_TIMEOUT: must be at least 1s"},
 		{name: "job timeout", vr: "KISA_JOB_TIMEOUT", value: "0s", want: "KISA_JOB_TIMEOUT: must be at least 1s"},
+		{name: "rate limit", vr: "KISA_RATE_LIMIT", value: "-1", want: "KISA_RATE_LIMIT: must be between 0 and 1000000"},
+		{name: "rate limit not a number", vr: "KISA_RATE_LIMIT", value: "fast", want: `KISA_RATE_LIMIT: "fast" is not a number`},
+		{name: "rate burst", vr: "KISA_RATE_BURST", value: "0", want: "KISA_RATE_BURST: must be at least 1"},
 		{name: "overview settle", vr: "KISA_OVERVIEW_SETTLE", value: "10ms", want: "KISA_OVERVIEW_SETTLE: must be at least 50ms"},
 		{name: "overview wait not below job timeout", vr: "KISA_OVERVIEW_WAIT", value: "45s", want: "KISA_OVERVIEW_WAIT: must be shorter than KISA_JOB_TIMEOUT"},
 		{name: "no retry", vr: "KISA_JOB_MAX_RETRY", value: "0", want: "KISA_JOB_MAX_RETRY: must be between 1 and 25"},

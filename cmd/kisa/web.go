@@ -53,7 +53,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	inspector := asynq.NewInspectorFromRedisClient(rdb)
 	srv := api.New(api.Options{
 		DB: db, Secrets: secrets, KeyPrefix: cfg.APIKeyPrefix, DocsURL: cfg.DocsURL,
-		KeyCacheTTL: cfg.KeyCacheTTL, Logger: log,
+		KeyCacheTTL: cfg.KeyCacheTTL, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Logger: log,
 		Overviews: api.NewOverviews(api.OverviewsOptions{
 			Results: storage.NewResults(rdb, redisPrefix), Client: client, Inspector: inspector,
 			Screenshots: shots, Wait: cfg.OverviewTimeout, JobTimeout: cfg.JobTimeout,
