@@ -7,7 +7,7 @@ GO ?= go
 ENV_FILE := .data/services.env
 WITH_ENV := source ./$(ENV_FILE) &&
 
-.PHONY: help build services run test bench lint clean
+.PHONY: help build services run test bench lint dashboard clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -26,6 +26,10 @@ test: services ## go vet and go test -race against the local services
 
 bench: services ## run the benchmarks
 	$(WITH_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
+
+dashboard: ## run the asynqmon queue dashboard on port 8081 (built once)
+	@command -v asynqmon >/dev/null || [ -x "$$($(GO) env GOPATH)/bin/asynqmon" ] || $(GO) install github.com/hibiken/asynqmon/cmd/asynqmon@v0.7.2
+	@$(WITH_ENV) PATH="$$PATH:$$($(GO) env GOPATH)/bin" asynqmon --redis-url="$$REDIS_URL" --port=8081
 
 lint: ## gofmt check and go vet
 	@files=$$(gofmt -l .); \
