@@ -19,6 +19,10 @@ import (
 	"github.com/kisa-dev/kisa/storage"
 )
 
+// taskMargin is what a task may take beyond its browser visit: storing
+// the screenshots and publishing the outcome.
+const taskMargin = 30 * time.Second
+
 // ScreenshotURLTTL is how long a screenshot URL stays valid (spec 4.5 rule 2).
 const ScreenshotURLTTL = 24 * time.Hour
 
@@ -173,7 +177,7 @@ func (o *Overviews) runJob(ctx context.Context, w *storage.Waiter, key string, r
 // removed first, so a past failure does not block a new visit.
 func (o *Overviews) enqueue(ctx context.Context, key string, req overviewRequest) (joined bool, err error) {
 	task, err := jobs.NewOverviewTask(jobs.OverviewPayload{Key: key, Query: req.Query,
-		CountryCode: req.Country, LanguageCode: req.Language, Screenshots: req.Screenshots}, o.job, o.maxRetry)
+		CountryCode: req.Country, LanguageCode: req.Language, Screenshots: req.Screenshots}, o.job+taskMargin, o.maxRetry)
 	if err != nil {
 		return false, err
 	}

@@ -155,6 +155,9 @@ func classify(ctx context.Context, err error) (code string, final bool) {
 	switch {
 	case errors.Is(err, browser.ErrBlocked):
 		return jobs.CodeBlocked, true
+	case errors.Is(ctx.Err(), context.Canceled):
+		// The worker is shutting down: asynq puts the task back.
+		return jobs.CodeUnavailable, false
 	case errors.Is(err, asynq.SkipRetry):
 		return jobs.CodeInternal, true
 	default:
