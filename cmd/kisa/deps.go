@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/config"
@@ -46,23 +45,35 @@ func openDB(ctx context.Context, cfg config.Config) (*storage.DB, error) {
 	return db, nil
 }
 
-// openRedis connects to Redis and returns the client and asynq's view of
-// the same server.
-func openRedis(ctx context.Context, cfg config.Config) (*redis.Client, asynq.RedisConnOpt, error) {
+// openRedis connects to Redis.
+func openRedis(ctx context.Context, cfg config.Config) (*redis.Client, error) {
 	opt, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("REDIS_URL: %w", err)
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
 	rdb := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		rdb.Close()
-		return nil, nil, fmt.Errorf("connect to redis: %w (REDIS_URL; start Redis with: make services)", err)
+		return nil, fmt.Errorf("connect to redis: %w (REDIS_URL; start Redis with: make services)", err)
 	}
-	conn := asynq.RedisClientOpt{Addr: opt.Addr, Username: opt.Username, Password: opt.Password,
-		DB: opt.DB, TLSConfig: opt.TLSConfig}
-	return rdb, conn, nil
+	return rdb, nil
+}
+
+// openJobStores connects what both sides of the overview jobs use: Redis
+// and the screenshot bucket. Close the client when done.
+func openJobStores(ctx context.Context, cfg config.Config) (*redis.Client, *storage.Screenshots, error) {
+	rdb, err := openRedis(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	shots, err := openScreenshots(ctx, cfg)
+	if err != nil {
+		rdb.Close()
+		return nil, nil, err
+	}
+	return rdb, shots, nil
 }
 
 // openScreenshots connects to MinIO and makes sure the bucket and its

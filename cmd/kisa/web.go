@@ -40,15 +40,11 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rdb, _, err := openRedis(ctx, cfg)
+	rdb, shots, err := openJobStores(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	shots, err := openScreenshots(ctx, cfg)
-	if err != nil {
-		return err
-	}
 	client := asynq.NewClientFromRedisClient(rdb)
 	inspector := asynq.NewInspectorFromRedisClient(rdb)
 	srv := api.New(api.Options{

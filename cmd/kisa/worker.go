@@ -25,15 +25,11 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	log := newLogger(e.stderr, cfg.LogLevel)
-	rdb, _, err := openRedis(ctx, cfg)
+	rdb, shots, err := openJobStores(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	shots, err := openScreenshots(ctx, cfg)
-	if err != nil {
-		return err
-	}
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
 		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
 		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, Logger: log})
