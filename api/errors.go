@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -76,10 +78,22 @@ type dataBody struct {
 	Data   any  `json:"data"`
 }
 
-// writeData answers 200 with data in the success envelope. URLs keep
-// their & and < as they are (no \u0026 escapes).
+// writeData answers 200 with data in the success envelope.
 func writeData(c *gin.Context, data any) {
-	c.PureJSON(http.StatusOK, dataBody{Status: true, Data: data})
+	writeJSON(c, http.StatusOK, dataBody{Status: true, Data: data})
+}
+
+// writeJSON answers status with v as JSON. URLs keep their & and < as they
+// are (no \u0026 escapes), and no newline follows the value.
+func writeJSON(c *gin.Context, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		c.Data(http.StatusInternalServerError, "application/json; charset=utf-8", []byte(`{"status":false,"error":"internal error"}`))
+		return
+	}
+	c.Data(status, "application/json; charset=utf-8", bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 // writeError answers err in the failure envelope. Application errors are
@@ -105,7 +119,8 @@ func (s *Server) writeError(c *gin.Context, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	c.AbortWithStatusJSON(status, errorBody{Error: e.Message, Errors: e.Fields, Docs: e.Docs})
+	c.Abort()
+	writeJSON(c, status, errorBody{Error: e.Message, Errors: e.Fields, Docs: e.Docs})
 }
 
 var (

@@ -106,7 +106,8 @@ func (s *Server) health(c *gin.Context) {
 		}
 	}
 	if !healthy {
-		c.AbortWithStatusJSON(http.StatusServiceUnavailable, errorBody{Error: "unhealthy", Errors: checks})
+		c.Abort()
+		writeJSON(c, http.StatusServiceUnavailable, errorBody{Error: "unhealthy", Errors: checks})
 		return
 	}
 	writeData(c, checks)
