@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -67,23 +66,8 @@ func newTestServer(tb testing.TB, keyTTL time.Duration, tweaks ...func(*Options)
 	return &testServer{Server: srv, db: db, secrets: secrets, logs: logs, clock: clock}
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a server.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer captures a server's logs.
+type syncBuffer struct{ testenv.Buffer }
 
 // logLines decodes every JSON log line written so far.
 func (s *syncBuffer) logLines(tb testing.TB) []map[string]any {

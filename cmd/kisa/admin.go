@@ -80,18 +80,11 @@ func runAdminCommand(ctx context.Context, e env, path string, do func(context.Co
 	if err != nil {
 		return err
 	}
-	if err := cfg.RequireSecretsKey(); err != nil {
-		return err
-	}
-	db, err := openDB(ctx, cfg)
+	db, secrets, err := openAccountStores(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	secrets, err := storage.NewSecrets(db, cfg.SecretsKey)
-	if err != nil {
-		return err
-	}
 	out, err := do(ctx, &admin{e: e, cfg: cfg, db: db, secrets: secrets})
 	if err != nil {
 		return fmt.Errorf("admin %s: %w", path, err)

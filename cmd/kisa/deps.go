@@ -45,6 +45,24 @@ func openDB(ctx context.Context, cfg config.Config) (*storage.DB, error) {
 	return db, nil
 }
 
+// openAccountStores connects to PostgreSQL with the secret store; it
+// needs KISA_SECRETS_KEY. Close the DB when done.
+func openAccountStores(ctx context.Context, cfg config.Config) (*storage.DB, *storage.Secrets, error) {
+	if err := cfg.RequireSecretsKey(); err != nil {
+		return nil, nil, err
+	}
+	db, err := openDB(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	secrets, err := storage.NewSecrets(db, cfg.SecretsKey)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, secrets, nil
+}
+
 // openRedis connects to Redis.
 func openRedis(ctx context.Context, cfg config.Config) (*redis.Client, error) {
 	opt, err := redis.ParseURL(cfg.RedisURL)

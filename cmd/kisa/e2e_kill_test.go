@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kisa-dev/kisa/testenv"
 	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
@@ -21,7 +22,7 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	bin := buildKisa(t)
 	first := exec.Command(bin, "worker")
 	first.Env = append(os.Environ(), s.environ...)
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	first.Stderr = logs
 	if err := first.Start(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -102,7 +100,7 @@ func (s *stack) startProcess(t *testing.T, cmd string) context.CancelFunc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	go func() {
 		defer close(done)
 		if err := run(ctx, []string{cmd}, s.env, strings.NewReader(""), io.Discard, logs); err != nil && ctx.Err() == nil {
@@ -160,24 +158,6 @@ func distinctColours(img image.Image) int {
 		}
 	}
 	return len(seen)
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // overviewReply is the response of the overview endpoint.

@@ -27,19 +27,12 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.RequireSecretsKey(); err != nil {
-		return err
-	}
 	log := newLogger(e.stderr, cfg.LogLevel)
-	db, err := openDB(ctx, cfg)
+	db, secrets, err := openAccountStores(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	secrets, err := storage.NewSecrets(db, cfg.SecretsKey)
-	if err != nil {
-		return err
-	}
 	rdb, shots, err := openJobStores(ctx, cfg)
 	if err != nil {
 		return err
