@@ -78,7 +78,8 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 
 // visit opens the page, extracts the overview and stores the screenshots.
 func (h *Handler) visit(ctx context.Context, p jobs.OverviewPayload) (jobs.OverviewResult, error) {
-	v, err := h.pool.Visit(ctx, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots})
+	v, err := h.pool.Visit(ctx, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots,
+		Language: p.LanguageCode})
 	if err != nil {
 		return jobs.OverviewResult{}, err
 	}

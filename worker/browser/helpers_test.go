@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"html"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -131,6 +132,10 @@ func newSite(tb testing.TB) *site {
 	mux.HandleFunc("POST /save", s.save)
 	mux.HandleFunc("GET /hang", s.hang)
 	mux.HandleFunc("GET /barrier", s.barrier(tb))
+	mux.HandleFunc("GET /headers", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "<!doctype html><p id=ua>%s</p><p id=lang>%s</p>",
+			html.EscapeString(r.UserAgent()), html.EscapeString(r.Header.Get("Accept-Language")))
+	})
 	s.Server = httptest.NewServer(mux)
 	tb.Cleanup(func() {
 		close(s.quit)

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -48,6 +51,7 @@ type browserProc struct {
 	closeAlloc func()          // cancels the allocator and waits for its goroutines
 	dir        string          // the profile directory, removed by destroy
 	pid        int
+	userAgent  string        // Chromium's own user agent without "Headless"
 	drained    chan struct{} // closed when a draining browser has no visits left
 
 	jobs     int  // visits started
@@ -99,6 +103,11 @@ func (b *browserProc) allocate(ctx context.Context) error {
 		return errors.New("chromium started without a process")
 	}
 	b.pid = proc.Pid
+	_, _, _, ua, _, err := cdpbrowser.GetVersion().Do(cdp.WithExecutor(ctx, chromedp.FromContext(b.ctx).Browser))
+	if err != nil {
+		return fmt.Errorf("read chromium's version: %w", err)
+	}
+	b.userAgent = strings.Replace(ua, "HeadlessChrome/", "Chrome/", 1)
 	return nil
 }
 

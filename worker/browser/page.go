@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chromedp/cdproto/emulation"
 	"log/slog"
 	"time"
 
@@ -67,6 +68,9 @@ func (v *visit) steps() (VisitResult, error) {
 	if err := v.setCookies(); err != nil {
 		return VisitResult{}, err
 	}
+	if err := v.identify(); err != nil {
+		return VisitResult{}, err
+	}
 	if err := v.load(); err != nil {
 		return VisitResult{}, err
 	}
@@ -87,6 +91,20 @@ func (v *visit) steps() (VisitResult, error) {
 		return VisitResult{}, err
 	}
 	return v.result()
+}
+
+// identify makes the tab present itself as the desktop Chromium it is:
+// the user agent without "Headless" (which search engines answer with a
+// different page) and the request's language as Accept-Language.
+func (v *visit) identify() error {
+	ua := emulation.SetUserAgentOverride(v.tab.b.userAgent)
+	if v.req.Language != "" {
+		ua = ua.WithAcceptLanguage(v.req.Language)
+	}
+	if err := chromedp.Run(v.ctx, ua); err != nil {
+		return fmt.Errorf("%w: set user agent: %w", ErrUnavailable, err)
+	}
+	return nil
 }
 
 // load navigates to the request's URL and passes the consent page if it

@@ -18,6 +18,9 @@ type VisitRequest struct {
 	URL string
 	// Screenshots asks for the three jobs.Shot* screenshots.
 	Screenshots bool
+	// Language is the ISO 639-1 code sent as Accept-Language; empty sends
+	// Chromium's default.
+	Language string
 }
 
 // VisitResult is what a visit saw once the overview had settled and been

@@ -293,3 +293,25 @@ func TestVisitOverviewAppear(t *testing.T) {
 		})
 	}
 }
+
+// TestVisitIdentity checks what the search engine sees of a visit: a
+// desktop Chromium user agent (not "HeadlessChrome") and the request's
+// language.
+func TestVisitIdentity(t *testing.T) {
+	s := newSite(t)
+	p := newTestPool(t, func(c *Config) { c.OverviewAppear = 200 * time.Millisecond })
+	res, err := p.Visit(t.Context(), VisitRequest{URL: s.url("/headers"), Language: "de"})
+	if err != nil {
+		t.Fatalf("Visit: %v", err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.HTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ua := doc.Find("#ua").Text(); !strings.Contains(ua, "Chrome/") || strings.Contains(ua, "Headless") {
+		t.Errorf("user agent = %q, want Chrome without Headless", ua)
+	}
+	if lang := doc.Find("#lang").Text(); lang != "de" {
+		t.Errorf("Accept-Language = %q, want de", lang)
+	}
+}
