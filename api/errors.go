@@ -57,6 +57,7 @@ type Error struct {
 	RetryAfter int
 }
 
+// Error describes e for logs: its code and message.
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Errorf returns an *Error with a formatted message.
