@@ -117,6 +117,7 @@ type idFlag struct {
 
 // String shows the flag's value (flag.Value).
 func (f *idFlag) String() string { return f.id.String() }
+
 // Set parses a UUID (flag.Value); it fails on anything else.
 func (f *idFlag) Set(s string) error {
 	id, err := uuid.Parse(s)
