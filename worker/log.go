@@ -15,8 +15,8 @@ func decodePayload(t *asynq.Task, dst any) error {
 	return nil
 }
 
-// slogAdapter lets asynq log through slog (asynq.Logger); its Fatal logs
-// at error level and leaves exiting to asynq.
+// slogAdapter lets asynq log through slog (asynq.Logger). Its Fatal, which
+// asynq v0.26 never calls, logs at error level without exiting.
 type slogAdapter struct{ l *slog.Logger }
 
 func (a slogAdapter) Debug(args ...any) { a.l.Debug(fmt.Sprint(args...), "component", "asynq") }
