@@ -152,13 +152,6 @@ func (o *Overviews) fromCache(ctx context.Context, req overviewRequest, key stri
 // runJob enqueues the task for key (or joins the one in flight) and waits
 // on w for its outcome until ctx ends.
 func (o *Overviews) runJob(ctx context.Context, w *storage.Waiter, key string, req overviewRequest) (jobs.OverviewResult, error) {
-	// With caching on, a job for key that succeeded a moment ago (its
-	// waiters may not have filled the cache yet) answers this request too.
-	if req.CacheOn {
-		if out, ok, err := o.results.Recent(ctx, key); err == nil && ok && out.Result != nil {
-			return *out.Result, nil
-		}
-	}
 	joined, err := o.enqueue(ctx, key, req)
 	if err != nil {
 		return jobs.OverviewResult{}, unavailable("the job queue is unavailable", err)

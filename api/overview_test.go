@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/apikey"
-	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -61,35 +60,6 @@ func TestOverviewUnavailable(t *testing.T) {
 			if res.Header.Get("Retry-After") == "" {
 				t.Error("no Retry-After header")
 			}
-		})
-	}
-}
-
-// TestOverviewJustFinished checks that, with caching on, a job that
-// succeeded a moment ago answers a request whose cache look-up came too
-// early, while a request with caching off never takes it.
-func TestOverviewJustFinished(t *testing.T) {
-	rdb := testenv.Redis(t, 14)
-	srv, key := overviewServer(t, rdb, 500*time.Millisecond)
-	res := jobs.OverviewResult{Overview: jobs.Overview{HasOverview: true, Text: "Just finished.",
-		Citations: []jobs.Citation{}, Paragraphs: []jobs.Paragraph{}, Sources: []jobs.Source{}}}
-	if err := srv.opts.Overviews.results.Publish(t.Context(), CacheKey("q", "at", "de", false), jobs.Outcome{Result: &res}); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, body string
-		status     int
-		want       string
-	}{
-		{name: "cache on", body: `{"query":"q","screenshots":false}`, status: http.StatusOK,
-			want: `{"status":true,"data":{"isCached":false,"cacheExpiresIn":null,"results":{"hasOverview":true,"text":"Just finished.","citations":[],"paragraphs":[],"sources":[]}}}`},
-		{name: "cache off", body: `{"query":"q","screenshots":false,"cache":{"enabled":false}}`, status: http.StatusServiceUnavailable,
-			want: `{"status":false,"error":"the browser did not finish in time; try again shortly"}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := do(t, srv, request(http.MethodPost, "/v1/networks/browser/ai-overview", key, tt.body))
-			checkJSON(t, res, tt.status, tt.want)
 		})
 	}
 }
