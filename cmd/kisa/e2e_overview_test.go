@@ -94,6 +94,7 @@ func TestOverviewEndToEnd(t *testing.T) {
 			if out := s.mustOK(t, `{`+q+`,"cache":{"enabled":false}}`); out.Data.IsCached {
 				t.Errorf("request %d with cache off was served from the cache", i)
 			}
+			s.waitIdle(t)
 		}
 		if out := s.mustOK(t, `{`+q+`}`); out.Data.IsCached {
 			t.Error("a request with cache off wrote the cache")
@@ -128,6 +129,7 @@ func TestOverviewEndToEnd(t *testing.T) {
 			if n := s.fixture.Visits("captcha test"); n != i {
 				t.Errorf("try %d: visits = %d, want %d (a fresh visit each time)", i, n, i)
 			}
+			s.waitIdle(t)
 		}
 	})
 

@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 	"github.com/kisa-dev/kisa/worker/serpfixture"
@@ -30,6 +33,7 @@ type stack struct {
 	cdn     string
 	key     string
 	fixture *serpfixture.Server
+	queue   *asynq.Inspector
 	env     func(string) string
 	environ []string // the same settings as NAME=value pairs
 }
@@ -56,14 +60,15 @@ func freePort(tb testing.TB) string {
 func startStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	db := testenv.Postgres(t)
-	testenv.Redis(t, o.redisDB)
+	rdb := testenv.Redis(t, o.redisDB)
 	s3 := testenv.S3(t)
 	testenv.Chromium(t)
 	fx := serpfixture.New(o.fixture)
 	fsrv := httptest.NewServer(fx)
 	t.Cleanup(fsrv.Close)
 	port := freePort(t)
-	s := &stack{base: "http://127.0.0.1:" + port, cdn: s3.PublicURL, fixture: fx}
+	s := &stack{base: "http://127.0.0.1:" + port, cdn: s3.PublicURL, fixture: fx,
+		queue: asynq.NewInspectorFromRedisClient(rdb)}
 	s.environ = []string{
 		"PORT=" + port, "KISA_HOST=127.0.0.1", "DATABASE_URL=" + testenv.DatabaseURL(),
 		fmt.Sprintf("REDIS_URL=%s", redisURL(t, o.redisDB)),
@@ -125,6 +130,16 @@ func (s *stack) waitHealthy(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("kisa web did not become healthy at %s", s.base)
+}
+
+// waitIdle waits until no overview task is queued or running, so that the
+// next request cannot join the task of the one before.
+func (s *stack) waitIdle(t *testing.T) {
+	t.Helper()
+	waitFor(t, 30*time.Second, func() bool {
+		q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
+		return err != nil || q.Pending+q.Active+q.Scheduled+q.Retry == 0
+	}, "the overview queue to empty")
 }
 
 // newKey makes an account with 2FA and a key with every scope.
