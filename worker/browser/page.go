@@ -137,21 +137,21 @@ type pageState struct {
 	captcha bool // the "unusual traffic" page
 }
 
-// inspect reads the page's URL and HTML and recognises the consent and
-// the CAPTCHA page by them (package serp knows how). It returns an error
-// when the page cannot be read.
+// inspect reads the page's URL and recognises the consent and the CAPTCHA
+// page with the selectors of package serp, in the page itself (no copy of
+// the HTML crosses over). It returns an error when the page cannot be read.
 func (v *visit) inspect() (pageState, error) {
-	var st pageState
-	var html string
-	err := chromedp.Run(v.ctx,
-		chromedp.Evaluate(`location.href`, &st.url),
-		chromedp.Evaluate(`document.documentElement.outerHTML`, &html))
-	if err != nil {
+	var got struct {
+		URL     string `json:"url"`
+		Consent bool   `json:"consent"`
+		Captcha bool   `json:"captcha"`
+	}
+	js := fmt.Sprintf(`({url: location.href, consent: !!document.querySelector(%s), captcha: !!document.querySelector(%s)})`,
+		jsString(serp.ConsentRejectForm), jsString(serp.CaptchaForm))
+	if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &got)); err != nil {
 		return pageState{}, fmt.Errorf("inspect page: %w", err)
 	}
-	st.consent = serp.IsConsent(html)
-	st.captcha = serp.IsCaptcha(st.url, html)
-	return st, nil
+	return pageState{url: got.URL, consent: got.Consent, captcha: got.Captcha || serp.IsCaptchaURL(got.URL)}, nil
 }
 
 // initialShot takes the "initial" screenshot once the loaded page has

@@ -12,10 +12,14 @@ import (
 // page instead of results: pageURL's path starts with CaptchaPath, or the
 // page holds the CAPTCHA form. A page that cannot be parsed is not one.
 func IsCaptcha(pageURL, page string) bool {
-	if u, err := url.Parse(pageURL); err == nil && strings.HasPrefix(u.Path, CaptchaPath) {
-		return true
-	}
-	return matches(page, CaptchaForm)
+	return IsCaptchaURL(pageURL) || matches(page, CaptchaForm)
+}
+
+// IsCaptchaURL reports whether pageURL is the address of the "unusual
+// traffic" page: its path starts with CaptchaPath.
+func IsCaptchaURL(pageURL string) bool {
+	u, err := url.Parse(pageURL)
+	return err == nil && strings.HasPrefix(u.Path, CaptchaPath)
 }
 
 // IsConsent reports whether page is the consent interstitial ("Before you
