@@ -26,6 +26,15 @@ func loadConfig(e env) (config.Config, error) {
 	return cfg, cfg.Validate()
 }
 
+// startCommand parses a flagless subcommand's arguments (only --help) and
+// reads the configuration; it returns flag.ErrHelp after printing help.
+func startCommand(e env, name, summary string, args []string) (config.Config, error) {
+	if err := parseFlags(flags(e, name, summary), args); err != nil {
+		return config.Config{}, err
+	}
+	return loadConfig(e)
+}
+
 // newLogger writes JSON lines to w at the configured level.
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level

@@ -19,11 +19,7 @@ import (
 // runWeb serves the HTTP API on PORT until ctx is cancelled, then drains
 // in-flight requests.
 func runWeb(ctx context.Context, e env, args []string) error {
-	fs := flags(e, "web", "Serve the HTTP API on $PORT (all settings from the environment).")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(e)
+	cfg, err := startCommand(e, "web", "Serve the HTTP API on $PORT (all settings from the environment).", args)
 	if err != nil {
 		return err
 	}
@@ -86,11 +82,7 @@ func serve(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Dur
 
 // runMigrate applies the migrations to DATABASE_URL.
 func runMigrate(ctx context.Context, e env, args []string) error {
-	fs := flags(e, "migrate", "Apply pending migrations to $DATABASE_URL. Safe to run from several processes at once.")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(e)
+	cfg, err := startCommand(e, "migrate", "Apply pending migrations to $DATABASE_URL. Safe to run from several processes at once.", args)
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,7 @@ import (
 // runWorker runs one worker process: one Chromium with
 // KISA_BROWSER_CONCURRENCY tabs, and an asynq server with as many slots.
 func runWorker(ctx context.Context, e env, args []string) error {
-	fs := flags(e, "worker", "Run a browser worker: an asynq server whose jobs run in a pool of Chromium tabs.")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(e)
+	cfg, err := startCommand(e, "worker", "Run a browser worker: an asynq server whose jobs run in a pool of Chromium tabs.", args)
 	if err != nil {
 		return err
 	}
