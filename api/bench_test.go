@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
 
@@ -46,13 +48,14 @@ func BenchmarkGetIntegration(b *testing.B) {
 // BenchmarkCachedOverview is an AI overview answered from the Redis cache,
 // with three fresh presigned screenshot URLs.
 func BenchmarkCachedOverview(b *testing.B) {
-	srv, key := overviewServer(b, testenv.Redis(b, 14), time.Minute)
+	rdb := testenv.Redis(b, 14)
+	srv, key := overviewServer(b, rdb, time.Minute)
 	const body = `{"query":"why is the sky blue","countryCode":"us","languageCode":"en"}`
-	res := jobs.OverviewResult{Overview: jobs.Overview{HasOverview: true, Text: "The sky is blue.",
-		Citations: []jobs.Citation{}, Paragraphs: []jobs.Paragraph{{Text: "The sky is blue.", Citations: []jobs.Citation{}}},
-		Sources: []jobs.Source{}}, Screenshots: map[string]string{
-		jobs.ShotInitial: "a/initial.png", jobs.ShotAfterLoad: "a/afterLoad.png", jobs.ShotAfterExpand: "a/afterExpand.png"}}
-	if err := srv.opts.Overviews.results.Store(context.Background(), CacheKey("why is the sky blue", "us", "en", true), res, time.Hour); err != nil {
+	res := kisa.Result{Overview: kisa.Overview{HasOverview: true, Text: "The sky is blue.",
+		Citations: []kisa.Citation{}, Paragraphs: []kisa.Paragraph{{Text: "The sky is blue.", Citations: []kisa.Citation{}}},
+		Sources: []kisa.Source{}}, Screenshots: map[string]string{
+		kisa.ShotInitial: "a/initial.png", kisa.ShotAfterLoad: "a/afterLoad.png", kisa.ShotAfterExpand: "a/afterExpand.png"}}
+	if err := storage.NewResults(rdb, testResultsPrefix).Store(context.Background(), overview.CacheKey("why is the sky blue", "us", "en", true), res, time.Hour); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

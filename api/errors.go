@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kisa-dev/kisa"
 )
 
 // Code classifies an application error; codeStatus maps it to HTTP.
@@ -97,12 +98,59 @@ func writeJSON(c *gin.Context, status int, v any) {
 	c.Data(status, "application/json; charset=utf-8", bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
+// Retry-After values, in seconds, of the answers that say "try again".
+const (
+	// RetryAfterBlocked: the search engine showed its CAPTCHA; asking again
+	// at once would only prolong the block.
+	RetryAfterBlocked = 300
+	// RetryAfterUnavailable: a backing service or the browser did not
+	// answer; most such blips pass within seconds.
+	RetryAfterUnavailable = 15
+	// RetryAfterTimedOut: the job is still running or queued; its result
+	// is cached when it ends, so a retry soon is often answered at once.
+	RetryAfterTimedOut = 10
+)
+
+// failureError is the one table from a failure of the overview path
+// (kisa.Failure, and the part that failed) to what the client is told. A
+// nil result means an incident: a 500 whose cause is only logged.
+func failureError(f kisa.Failure, part kisa.Part) *Error {
+	switch f {
+	case kisa.Blocked:
+		return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterBlocked,
+			Message: "the search engine refused the request (CAPTCHA); try again later"}
+	case kisa.Unavailable:
+		if part == "" {
+			part = "a backing service"
+		}
+		return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterUnavailable,
+			Message: string(part) + " is unavailable; try again shortly"}
+	case kisa.TimedOut:
+		return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterTimedOut,
+			Message: "the browser did not finish in time; try again shortly"}
+	}
+	return nil
+}
+
+// publicError is what the client is told of err: an *Error as it is, a
+// kisa.Failure through failureError, and nil for anything else.
+func publicError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if f, part := kisa.FailureOf(err); f != kisa.Internal {
+		return failureError(f, part)
+	}
+	return nil
+}
+
 // writeError answers err in the failure envelope. Application errors are
 // told as they are; anything else is logged with the request id and
 // answered with an incident phrase, its cause never echoed.
 func (s *Server) writeError(c *gin.Context, err error) {
-	var e *Error
-	if errors.As(err, &e) && error(e) != err {
+	e := publicError(err)
+	if e != nil && error(e) != err {
 		s.log.WarnContext(c.Request.Context(), "request failed", slog.String("request_id", requestID(c)),
 			slog.String("error", err.Error()))
 	}

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
 	"github.com/kisa-dev/kisa/apikey"
@@ -184,7 +183,7 @@ func checkJSON(tb testing.TB, res response, status int, wantBody string) {
 		tb.Errorf("status = %d, want %d; body %s", res.Status, status, res.Body)
 	}
 	checkJSONHeaders(tb, res)
-	if diff := jsonDiff(tb, wantBody, res.Body); diff != "" {
+	if diff := testenv.JSONDiff(tb, wantBody, res.Body); diff != "" {
 		tb.Errorf("body mismatch (-want +got):\n%s\ngot body: %s", diff, res.Body)
 	}
 }
@@ -199,37 +198,6 @@ func checkJSONHeaders(tb testing.TB, res response) {
 	if res.Header.Get("X-Request-Id") == "" {
 		tb.Errorf("response has no X-Request-Id")
 	}
-}
-
-// jsonDiff compares two JSON texts as values: key order does not matter,
-// but every key, every null and every [] does.
-func jsonDiff(tb testing.TB, want, got string) string {
-	tb.Helper()
-	return cmp.Diff(decodeJSON(tb, want, "want"), decodeJSON(tb, got, "got"))
-}
-
-func decodeJSON(tb testing.TB, s, what string) any {
-	tb.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		tb.Fatalf("%s is not JSON: %v: %q", what, err, s)
-	}
-	if dec.More() {
-		tb.Fatalf("%s has data after its JSON value: %q", what, s)
-	}
-	return v
-}
-
-// mustJSON encodes v for building expected bodies.
-func mustJSON(tb testing.TB, v any) string {
-	tb.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
 }
 
 // wantStamp is the spec's timestamp format, written out independently

@@ -67,7 +67,7 @@ func (s *Server) serveMetrics(c *gin.Context) {
 	maps.Copy(m.counters, s.metrics.counters)
 	s.metrics.mu.Unlock()
 	if s.opts.Overviews != nil {
-		if q, err := s.opts.Overviews.queueInfo(); err == nil {
+		if q, err := s.opts.Overviews.QueueSizes(); err == nil {
 			for state, n := range q {
 				m.add("kisa_overview_queue_tasks", float64(n), "state", state)
 			}

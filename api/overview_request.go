@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kisa-dev/kisa/overview"
 	"golang.org/x/text/language"
 )
 
@@ -29,25 +30,6 @@ var (
 	citationFields = []string{"url", "title", "source", "favicon"}
 )
 
-// overviewRequest is a validated, defaulted AI overview request.
-type overviewRequest struct {
-	Query       string // whitespace folded, case kept
-	Country     string // lower case
-	Language    string // lower case
-	Screenshots bool
-	CacheOn     bool
-	CacheTTL    int // seconds
-	Fields      fieldSelection
-}
-
-// fieldSelection is the request's `fields`; a nil list keeps every field.
-type fieldSelection struct {
-	Sources           []string
-	Citations         []string
-	ParagraphText     bool
-	ParagraphCitation []string
-}
-
 // validation collects every problem of a request, by field path.
 type validation map[string]string
 
@@ -59,14 +41,14 @@ func (v validation) add(path, format string, args ...any) {
 
 // parseOverviewRequest decodes and validates body. A body that is not a
 // JSON object is a 400; every other problem is a 422 naming all fields.
-func parseOverviewRequest(body []byte) (overviewRequest, error) {
+func parseOverviewRequest(body []byte) (overview.Request, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil || top == nil {
-		return overviewRequest{}, Errorf(CodeBadRequest, "request body must be a JSON object")
+		return overview.Request{}, Errorf(CodeBadRequest, "request body must be a JSON object")
 	}
 	v := validation{}
-	req := overviewRequest{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
-		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: fieldSelection{ParagraphText: true}}
+	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
+		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: overview.Fields{ParagraphText: true}}
 	for name, raw := range top {
 		switch name {
 		case "query":
@@ -89,7 +71,7 @@ func parseOverviewRequest(body []byte) (overviewRequest, error) {
 		v.add("query", "is required")
 	}
 	if len(v) > 0 {
-		return overviewRequest{}, &Error{Code: CodeValidation, Message: "validation failed", Fields: v}
+		return overview.Request{}, &Error{Code: CodeValidation, Message: "validation failed", Fields: v}
 	}
 	return req, nil
 }
@@ -149,7 +131,7 @@ func validLanguage(s string) bool {
 	return err == nil && b.String() == s
 }
 
-func parseCache(v validation, raw json.RawMessage, req *overviewRequest) {
+func parseCache(v validation, raw json.RawMessage, req *overview.Request) {
 	var obj map[string]json.RawMessage
 	if !decodeAs(v, "cache", raw, &obj, "an object") {
 		return
@@ -174,8 +156,8 @@ func parseCache(v validation, raw json.RawMessage, req *overviewRequest) {
 	}
 }
 
-func parseFields(v validation, raw json.RawMessage) fieldSelection {
-	sel := fieldSelection{ParagraphText: true}
+func parseFields(v validation, raw json.RawMessage) overview.Fields {
+	sel := overview.Fields{ParagraphText: true}
 	var obj map[string]json.RawMessage
 	if !decodeAs(v, "fields", raw, &obj, "an object") {
 		return sel
@@ -195,7 +177,7 @@ func parseFields(v validation, raw json.RawMessage) fieldSelection {
 	return sel
 }
 
-func parseParagraphFields(v validation, raw json.RawMessage, sel *fieldSelection) {
+func parseParagraphFields(v validation, raw json.RawMessage, sel *overview.Fields) {
 	var obj map[string]json.RawMessage
 	if !decodeAs(v, "fields.paragraphs", raw, &obj, "an object") {
 		return

@@ -5,16 +5,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kisa-dev/kisa/overview"
 )
 
 // defaults is the request {"query":"coffee"} becomes.
-func defaults() overviewRequest {
-	return overviewRequest{Query: "coffee", Country: "at", Language: "de", Screenshots: true,
-		CacheOn: true, CacheTTL: 120, Fields: fieldSelection{ParagraphText: true}}
+func defaults() overview.Request {
+	return overview.Request{Query: "coffee", Country: "at", Language: "de", Screenshots: true,
+		CacheOn: true, CacheTTL: 120, Fields: overview.Fields{ParagraphText: true}}
 }
 
 // with returns the defaults changed by f.
-func with(f func(r *overviewRequest)) overviewRequest {
+func with(f func(r *overview.Request)) overview.Request {
 	r := defaults()
 	f(&r)
 	return r
@@ -37,32 +38,32 @@ func TestParseOverviewRequest(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    string
-		want    overviewRequest
+		want    overview.Request
 		wantErr *Error
 	}{
 		// Defaults and accepted values.
 		{name: "defaults", body: `{"query":"coffee"}`, want: defaults()},
 		{name: "whitespace folded, case kept", body: `{"query":"  Best \t coffee\n in  Wien "}`,
-			want: with(func(r *overviewRequest) { r.Query = "Best coffee in Wien" })},
+			want: with(func(r *overview.Request) { r.Query = "Best coffee in Wien" })},
 		{name: "500 characters", body: `{"query":"` + strings.Repeat("a", 500) + `"}`,
-			want: with(func(r *overviewRequest) { r.Query = strings.Repeat("a", 500) })},
+			want: with(func(r *overview.Request) { r.Query = strings.Repeat("a", 500) })},
 		{name: "500 two-byte characters", body: `{"query":"` + strings.Repeat("é", 500) + `"}`,
-			want: with(func(r *overviewRequest) { r.Query = strings.Repeat("é", 500) })},
+			want: with(func(r *overview.Request) { r.Query = strings.Repeat("é", 500) })},
 		{name: "codes in upper case", body: `{"query":"coffee","countryCode":"US","languageCode":"EN"}`,
-			want: with(func(r *overviewRequest) { r.Country, r.Language = "us", "en" })},
+			want: with(func(r *overview.Request) { r.Country, r.Language = "us", "en" })},
 		{name: "codes in lower case", body: `{"query":"coffee","countryCode":"gb","languageCode":"fr"}`,
-			want: with(func(r *overviewRequest) { r.Country, r.Language = "gb", "fr" })},
+			want: with(func(r *overview.Request) { r.Country, r.Language = "gb", "fr" })},
 		{name: "screenshots off, cache off", body: `{"query":"coffee","screenshots":false,"cache":{"enabled":false}}`,
-			want: with(func(r *overviewRequest) { r.Screenshots, r.CacheOn = false, false })},
+			want: with(func(r *overview.Request) { r.Screenshots, r.CacheOn = false, false })},
 		{name: "ttl 1", body: `{"query":"coffee","cache":{"ttl":1}}`,
-			want: with(func(r *overviewRequest) { r.CacheTTL = 1 })},
+			want: with(func(r *overview.Request) { r.CacheTTL = 1 })},
 		{name: "ttl 86400", body: `{"query":"coffee","cache":{"enabled":true,"ttl":86400}}`,
-			want: with(func(r *overviewRequest) { r.CacheTTL = 86400 })},
+			want: with(func(r *overview.Request) { r.CacheTTL = 86400 })},
 		{name: "ttl 60.0 is whole", body: `{"query":"coffee","cache":{"ttl":60.0}}`,
-			want: with(func(r *overviewRequest) { r.CacheTTL = 60 })},
+			want: with(func(r *overview.Request) { r.CacheTTL = 60 })},
 		{name: "fields selected", body: `{"query":"coffee","fields":{"sources":["url","title","url"],"citations":["favicon"],"paragraphs":{"text":false,"citations":["url","title"]}}}`,
-			want: with(func(r *overviewRequest) {
-				r.Fields = fieldSelection{Sources: []string{"url", "title"}, Citations: []string{"favicon"},
+			want: with(func(r *overview.Request) {
+				r.Fields = overview.Fields{Sources: []string{"url", "title"}, Citations: []string{"favicon"},
 					ParagraphText: false, ParagraphCitation: []string{"url", "title"}}
 			})},
 		{name: "empty fields keep all", body: `{"query":"coffee","fields":{},"cache":{}}`, want: defaults()},

@@ -9,9 +9,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
+
+// testResultsPrefix starts the Redis keys of the test servers' results.
+const testResultsPrefix = "test:"
 
 // overviewServer is a test server whose overview runner uses rdb and
 // waits at most wait for a job. No worker runs.
@@ -23,10 +27,10 @@ func overviewServer(t testing.TB, rdb *redis.Client, wait time.Duration) (*testS
 		t.Fatal(err)
 	}
 	srv := newTestServer(t, 0, func(o *Options) {
-		o.Overviews = NewOverviews(OverviewsOptions{
-			Results: storage.NewResults(rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
+		o.Overviews = overview.New(overview.Options{
+			Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
 			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
-			Wait: wait, JobTimeout: time.Minute, MaxRetry: 1, Logger: o.Logger,
+			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger,
 		})
 	})
 	account := newAccount(t, srv.db, true)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv"
 )
 
 const (
@@ -74,7 +75,7 @@ func wantIntegration(in storage.Integration, meta string) map[string]any {
 
 func wantData(tb testing.TB, data any) string {
 	tb.Helper()
-	return mustJSON(tb, map[string]any{"status": true, "data": data})
+	return testenv.MustJSON(tb, map[string]any{"status": true, "data": data})
 }
 
 var stampField = regexp.MustCompile(`"(created_at|updated_at)":"([^"]*)"`)

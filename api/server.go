@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 )
 
@@ -29,7 +30,7 @@ const MaxBodyBytes = 1 << 20
 type Options struct {
 	DB          *storage.DB
 	Secrets     *storage.Secrets
-	Overviews   *Overviews // nil: the overview endpoint answers 503
+	Overviews   *overview.Service // nil: the overview endpoint answers 503
 	KeyPrefix   string
 	DocsURL     string
 	KeyCacheTTL time.Duration
@@ -37,7 +38,7 @@ type Options struct {
 	// in this process, RateBurst how many at once; 0 turns limiting off.
 	RateLimit    float64
 	RateBurst    int
-	Logger       *slog.Logger
+	Logger       *slog.Logger // nil discards
 	Now          func() time.Time
 	HealthChecks map[string]func(context.Context) error
 }
@@ -57,7 +58,9 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	gin.SetMode(gin.ReleaseMode)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	s := &Server{opts: opts, log: opts.Logger, keys: newKeyCache(opts.KeyCacheTTL, opts.Now),
 		metrics: newMetrics()}
 	if opts.RateLimit > 0 {
@@ -179,8 +182,12 @@ func limitBody(c *gin.Context) {
 	c.Next()
 }
 
-// tooLarge reports whether err comes from reading past MaxBodyBytes.
-func tooLarge(err error) bool {
+// readError is the error for a request body that could not be read: 413
+// past MaxBodyBytes, 400 otherwise.
+func readError(err error) *Error {
 	var mbe *http.MaxBytesError
-	return errors.As(err, &mbe)
+	if errors.As(err, &mbe) {
+		return Errorf(CodeTooLarge, "request body is larger than %d bytes", MaxBodyBytes)
+	}
+	return Errorf(CodeBadRequest, "could not read the request body")
 }

@@ -218,7 +218,7 @@ func TestOverviewBodyHandling(t *testing.T) {
 		{name: "invalid field", key: key, body: `{"query":""}`,
 			want: 422, wantBody: `{"status":false,"error":"validation failed","errors":{"query":"must not be empty"}}`},
 		{name: "exactly 1 MiB is read, validated, then 503 without a runner", key: key, body: exactlyMax,
-			want: 503, wantBody: `{"status":false,"error":"AI overviews are not available on this server"}`},
+			want: 503, wantBody: `{"status":false,"error":"the overview service is unavailable; try again shortly"}`},
 		{name: "key without overview:run", key: noRun, body: `{"query":"coffee"}`,
 			want: 403, wantBody: `{"status":false,"error":"this API key lacks the scope \"overview:run\""}`},
 		{name: "no key", body: `{"query":"coffee"}`,
@@ -230,8 +230,8 @@ func TestOverviewBodyHandling(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			res := do(t, ts, req)
 			checkJSON(t, res, tt.want, tt.wantBody)
-			if tt.want == 503 && res.Header.Get("Retry-After") != "60" {
-				t.Errorf("Retry-After = %q, want 60", res.Header.Get("Retry-After"))
+			if tt.want == 503 && res.Header.Get("Retry-After") != "15" {
+				t.Errorf("Retry-After = %q, want 15", res.Header.Get("Retry-After"))
 			}
 		})
 	}

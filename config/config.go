@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kisa-dev/kisa/overview"
 )
 
 // Config is every setting of the web, worker and admin processes.
@@ -67,7 +69,7 @@ var Vars = []Var{
 	{"KISA_RATE_LIMIT", "10", "Requests per second each API key may make, on average, to one web process (0: no limit); over it the API answers 429."},
 	{"KISA_RATE_BURST", "20", "Requests an API key may make at once before KISA_RATE_LIMIT applies."},
 	{"KISA_LOG_LEVEL", "info", "debug, info, warn or error."},
-	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its job before answering 503."},
+	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its job before answering 503; at least KISA_JOB_TIMEOUT + 15s, so that one attempt of the worker can finish."},
 	{"KISA_JOB_TIMEOUT", "45s", "How long one browser visit may take."},
 	{"KISA_JOB_MAX_RETRY", "2", "How often asynq retries a failed visit (must be at least 1)."},
 	{"KISA_SEARCH_URL", "https://www.google.com/search", "Results page the worker opens with q, gl and hl."},
@@ -236,7 +238,13 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s: must be %s", ck.name, ck.want)
 		}
 	}
-	return nil
+	return c.Timing().Validate()
+}
+
+// Timing is the deadlines and retries of an overview, for the web and
+// the worker processes alike.
+func (c Config) Timing() overview.Timing {
+	return overview.Timing{Wait: c.OverviewTimeout, Visit: c.JobTimeout, MaxRetry: c.JobMaxRetry}
 }
 
 // RequireSecretsKey reports an error when KISA_SECRETS_KEY is not set; the

@@ -115,6 +115,8 @@ func TestBadSetting(t *testing.T) {
 		{name: "log level", vr: "KISA_LOG_LEVEL", value: "verbose", want: "KISA_LOG_LEVEL: must be debug, info, warn or error"},
 		{name: "overview timeout", vr: "KISA_OVERVIEW_TIMEOUT", value: "500ms", want: "KISA_OVERVIEW_TIMEOUT: must be at least 1s"},
 		{name: "job timeout", vr: "KISA_JOB_TIMEOUT", value: "0s", want: "KISA_JOB_TIMEOUT: must be at least 1s"},
+		{name: "overview timeout shorter than one attempt", vr: "KISA_OVERVIEW_TIMEOUT", value: "50s",
+			want: "KISA_OVERVIEW_TIMEOUT (50s) must be at least KISA_JOB_TIMEOUT (45s) + 15s, the time one attempt of the worker may take; otherwise requests give up while their job still runs"},
 		{name: "rate limit", vr: "KISA_RATE_LIMIT", value: "-1", want: "KISA_RATE_LIMIT: must be between 0 and 1000000"},
 		{name: "rate limit not a number", vr: "KISA_RATE_LIMIT", value: "fast", want: `KISA_RATE_LIMIT: "fast" is not a number`},
 		{name: "rate burst", vr: "KISA_RATE_BURST", value: "0", want: "KISA_RATE_BURST: must be at least 1"},

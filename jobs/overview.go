@@ -1,6 +1,7 @@
-// Package jobs holds the task types that the API enqueues and the worker
-// runs: their type names, payloads, results and constructors. Both sides
-// import it; nothing here talks to Redis or a browser by itself.
+// Package jobs is the wire format of the tasks that the overview service
+// enqueues and the worker runs: their type names, queues, payloads,
+// constructors and the outcome a finished task publishes. Nothing here
+// talks to Redis or a browser.
 package jobs
 
 import (
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // TypeOverview is the asynq task type of one AI overview visit.
@@ -44,67 +47,35 @@ func NewOverviewTask(p OverviewPayload, timeout time.Duration, maxRetry int) (*a
 	), nil
 }
 
-// Citation is one inline citation of an overview (spec 2.4).
-type Citation struct {
-	URL     string `json:"url"`
-	Title   string `json:"title"`
-	Source  string `json:"source"`
-	Favicon string `json:"favicon"`
+// ParseOverviewPayload decodes the payload of an overview task; the error
+// names the task type.
+func ParseOverviewPayload(t *asynq.Task) (OverviewPayload, error) {
+	var p OverviewPayload
+	if err := json.Unmarshal(t.Payload(), &p); err != nil {
+		return p, fmt.Errorf("decode %s payload: %w", t.Type(), err)
+	}
+	return p, nil
 }
 
-// Source is one website of the overview's side panel (spec 2.4).
-type Source struct {
-	URL    string `json:"url"`
-	Title  string `json:"title"`
-	Source string `json:"source"`
-	Icon   string `json:"icon"`
-}
-
-// Paragraph is one block of the overview with the citations standing in it.
-type Paragraph struct {
-	Text      string     `json:"text"`
-	Citations []Citation `json:"citations"`
-}
-
-// Overview is what extraction reads from a results page: the
-// AiOverviewEntity of spec 2.4 without its screenshots.
-type Overview struct {
-	HasOverview bool        `json:"hasOverview"`
-	Text        string      `json:"text"`
-	Citations   []Citation  `json:"citations"`
-	Paragraphs  []Paragraph `json:"paragraphs"`
-	Sources     []Source    `json:"sources"`
-}
-
-// Screenshot names, in the order the worker takes them.
-const (
-	ShotInitial     = "initial"
-	ShotAfterLoad   = "afterLoad"
-	ShotAfterExpand = "afterExpand"
-)
-
-// OverviewResult is what a finished job publishes: the overview and, when
-// screenshots were asked for, the object keys of the three PNGs in the
-// bucket (keyed by the Shot* names). The API presigns them on every answer,
-// so a URL is always valid for its full 24 hours, also from the cache.
-type OverviewResult struct {
-	Overview    Overview          `json:"overview"`
-	Screenshots map[string]string `json:"screenshots,omitempty"`
-	TakenAt     time.Time         `json:"takenAt"`
-}
-
-// Outcome is the message a worker publishes when a task ends, for the API
-// requests waiting on it. Exactly one of Result and Error is set.
+// Outcome is the message a worker publishes when a task ends, for the
+// requests waiting on it. Exactly one of Result and Failure is set.
 type Outcome struct {
-	Result *OverviewResult `json:"result,omitempty"`
-	// Error is a short, safe description; Code classifies it.
-	Error string `json:"error,omitempty"`
-	Code  string `json:"code,omitempty"`
+	Result *kisa.Result `json:"result,omitempty"`
+	// Failure says why the task failed, Part what failed; the API tells
+	// the client the matching message (api/errors.go).
+	Failure kisa.Failure `json:"failure,omitempty"`
+	Part    kisa.Part    `json:"part,omitempty"`
 }
 
-// Outcome codes for failed jobs.
-const (
-	CodeBlocked     = "blocked"     // the search engine answered with its CAPTCHA page
-	CodeUnavailable = "unavailable" // browser, MinIO or the search engine could not be reached
-	CodeInternal    = "internal"    // anything else
-)
+// Err returns the outcome's failure as an error (a *kisa.Error), nil for
+// a result.
+func (o Outcome) Err() error {
+	if o.Result != nil {
+		return nil
+	}
+	f := o.Failure
+	if f == "" {
+		f = kisa.Internal
+	}
+	return kisa.Fail(f, o.Part, nil)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
 )
 
@@ -35,7 +36,7 @@ func (r *Results) channel(key string) string    { return r.prefix + "done:" + ke
 
 // Cached returns the cached result for key and how long it has left; ok
 // is false when there is none. Errors are Redis failures.
-func (r *Results) Cached(ctx context.Context, key string) (res jobs.OverviewResult, left time.Duration, ok bool, err error) {
+func (r *Results) Cached(ctx context.Context, key string) (res kisa.Result, left time.Duration, ok bool, err error) {
 	pipe := r.rdb.Pipeline()
 	get := pipe.Get(ctx, r.cacheKey(key))
 	ttl := pipe.PTTL(ctx, r.cacheKey(key))
@@ -54,7 +55,7 @@ func (r *Results) Cached(ctx context.Context, key string) (res jobs.OverviewResu
 }
 
 // Store caches res under key for ttl.
-func (r *Results) Store(ctx context.Context, key string, res jobs.OverviewResult, ttl time.Duration) error {
+func (r *Results) Store(ctx context.Context, key string, res kisa.Result, ttl time.Duration) error {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)

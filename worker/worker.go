@@ -16,7 +16,9 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker/browser"
 	"github.com/kisa-dev/kisa/worker/serp"
@@ -38,7 +40,7 @@ type HandlerOptions struct {
 	Screenshots *storage.Screenshots
 	Results     *storage.Results
 	SearchURL   string
-	Logger      *slog.Logger
+	Logger      *slog.Logger // nil discards
 	Now         func() time.Time
 }
 
@@ -51,15 +53,19 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, searchURL: u, log: o.Logger, now: o.Now}, nil
 }
 
 // ProcessTask visits the page of one overview task and publishes the
-// outcome. A CAPTCHA is final (asynq.SkipRetry); a browser or storage
-// failure is retried, and told to the waiting requests only on the last try.
+// outcome. A CAPTCHA or a bug is final (asynq.SkipRetry); an unavailable
+// browser or storage, or a visit past its deadline, is retried, and told
+// to the waiting requests only on the last try.
 func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	var p jobs.OverviewPayload
-	if err := decodePayload(t, &p); err != nil {
+	p, err := jobs.ParseOverviewPayload(t)
+	if err != nil {
 		return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
 	}
 	log := h.log.With("task", p.Key)
@@ -77,21 +83,23 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 }
 
 // visit opens the page, extracts the overview and stores the screenshots.
-func (h *Handler) visit(ctx context.Context, p jobs.OverviewPayload) (jobs.OverviewResult, error) {
+// Its errors carry a kisa.Failure and the part that failed.
+func (h *Handler) visit(ctx context.Context, p jobs.OverviewPayload) (kisa.Result, error) {
 	v, err := h.pool.Visit(ctx, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots,
 		Language: p.LanguageCode})
 	if err != nil {
-		return jobs.OverviewResult{}, err
+		f, _ := kisa.FailureOf(err)
+		return kisa.Result{}, kisa.Fail(f, kisa.PartBrowser, err)
 	}
 	ov, err := serp.Extract(v.HTML)
 	if err != nil {
-		return jobs.OverviewResult{}, fmt.Errorf("%w: extract: %v", asynq.SkipRetry, err)
+		return kisa.Result{}, kisa.Fail(kisa.Internal, "", fmt.Errorf("extract: %w", err))
 	}
-	res := jobs.OverviewResult{Overview: ov, TakenAt: h.now().UTC()}
+	res := kisa.Result{Overview: ov, TakenAt: h.now().UTC()}
 	if p.Screenshots {
 		res.Screenshots, err = h.storeShots(ctx, p.Key, v.Screenshots)
 		if err != nil {
-			return jobs.OverviewResult{}, err
+			return kisa.Result{}, err
 		}
 	}
 	return res, nil
@@ -113,69 +121,71 @@ func (h *Handler) pageURL(p jobs.OverviewPayload) string {
 func (h *Handler) storeShots(ctx context.Context, key string, shots map[string][]byte) (map[string]string, error) {
 	prefix := fmt.Sprintf("%s/%s/%s/", h.now().UTC().Format("2006-01-02"), key, uuid.NewString())
 	out := map[string]string{}
-	for _, name := range []string{jobs.ShotInitial, jobs.ShotAfterLoad, jobs.ShotAfterExpand} {
+	for _, name := range kisa.ShotNames {
 		png, ok := shots[name]
 		if !ok {
-			return nil, fmt.Errorf("%w: browser returned no %s screenshot", asynq.SkipRetry, name)
+			return nil, kisa.Fail(kisa.Internal, kisa.PartBrowser, fmt.Errorf("browser returned no %s screenshot", name))
 		}
 		obj := prefix + name + ".png"
 		if err := h.shots.Put(ctx, obj, png); err != nil {
-			return nil, fmt.Errorf("%w: %v", errStorage, err)
+			return nil, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 		}
 		out[name] = obj
 	}
 	return out, nil
 }
 
-var errStorage = errors.New("screenshot storage unavailable")
-
-// fail publishes a failure when it is final (no retry left, or not
-// retryable) and returns err for asynq.
+// fail publishes a failure when it is final (see final) and returns what
+// asynq needs: err itself to retry, or err wrapped in asynq.SkipRetry.
 func (h *Handler) fail(ctx context.Context, log *slog.Logger, key string, err error) error {
-	code, final := classify(ctx, err)
-	log.Warn("overview failed", "error", err, "code", code, "final", final)
-	if !final {
+	f, part := kisa.FailureOf(err)
+	last, retryable := final(ctx, f)
+	log.Warn("overview failed", "error", err, "failure", f, "part", part, "final", last)
+	if !last {
 		return err
 	}
-	msg := map[string]string{jobs.CodeBlocked: "blocked by the search engine",
-		jobs.CodeUnavailable: "browser or storage unavailable", jobs.CodeInternal: "internal error"}[code]
-	if perr := h.results.Publish(context.WithoutCancel(ctx), key, jobs.Outcome{Error: msg, Code: code}); perr != nil {
+	if perr := h.results.Publish(context.WithoutCancel(ctx), key, jobs.Outcome{Failure: f, Part: part}); perr != nil {
 		log.Error("publish failure", "error", perr)
 	}
-	if code == jobs.CodeBlocked {
-		return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
+	if !retryable {
+		return fmt.Errorf("%w: %w", asynq.SkipRetry, err)
 	}
 	return err
 }
 
-// classify names a failure and says whether no retry will follow.
-func classify(ctx context.Context, err error) (code string, final bool) {
+// final says whether a failure f ends the task now (last), and whether
+// asynq may still retry it (retryable). A shutdown is never final: asynq
+// puts the task back for another worker. Blocked and Internal are never
+// retried; the rest are final on the last try.
+func final(ctx context.Context, f kisa.Failure) (last, retryable bool) {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return false, true
+	}
+	switch f {
+	case kisa.Blocked, kisa.Internal, kisa.Unrecognised:
+		return true, false
+	}
 	retried, _ := asynq.GetRetryCount(ctx)
 	max, _ := asynq.GetMaxRetry(ctx)
-	last := retried >= max
-	switch {
-	case errors.Is(err, browser.ErrBlocked):
-		return jobs.CodeBlocked, true
-	case errors.Is(ctx.Err(), context.Canceled):
-		// The worker is shutting down: asynq puts the task back.
-		return jobs.CodeUnavailable, false
-	case errors.Is(err, asynq.SkipRetry):
-		return jobs.CodeInternal, true
-	default:
-		return jobs.CodeUnavailable, last
-	}
+	return retried >= max, true
 }
 
 // ServerOptions configure the asynq server of a worker process.
 type ServerOptions struct {
 	Concurrency int // must equal the browser's tab count
-	Logger      *slog.Logger
+	// Timing gives the retry delays (the task deadline and retry count
+	// travel with each task).
+	Timing overview.Timing
+	Logger *slog.Logger // nil discards
 }
 
 // NewServer returns the asynq server for overview tasks. It polls every
 // 50 ms so that a free worker picks a job up at once, and retries after
-// short delays, since an API request waits for the job.
+// the short delays of Timing.RetryDelay, since a request waits for the job.
 func NewServer(rdb *redis.Client, o ServerOptions) *asynq.Server {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:              o.Concurrency,
 		Queues:                   map[string]int{jobs.QueueOverview: 1},
@@ -183,7 +193,7 @@ func NewServer(rdb *redis.Client, o ServerOptions) *asynq.Server {
 		DelayedTaskCheckInterval: 500 * time.Millisecond,
 		ShutdownTimeout:          10 * time.Second,
 		RetryDelayFunc: func(n int, _ error, _ *asynq.Task) time.Duration {
-			return min(time.Second<<n, 10*time.Second)
+			return o.Timing.RetryDelay(n)
 		},
 		Logger:   slogAdapter{o.Logger},
 		LogLevel: asynq.WarnLevel,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
@@ -95,8 +96,9 @@ func TestProcessTask(t *testing.T) {
 	})
 	t.Run("CAPTCHA is final and told as blocked", func(t *testing.T) {
 		out, err := e.process(t, "captcha now", false)
-		if !errors.Is(err, asynq.SkipRetry) || out.Code != jobs.CodeBlocked || out.Result != nil {
-			t.Errorf("err %v, outcome %+v; want SkipRetry and code %q", err, out, jobs.CodeBlocked)
+		want := jobs.Outcome{Failure: kisa.Blocked, Part: kisa.PartBrowser}
+		if !errors.Is(err, asynq.SkipRetry) || out != want {
+			t.Errorf("err %v, outcome %+v; want SkipRetry and %+v", err, out, want)
 		}
 	})
 }
@@ -108,8 +110,9 @@ func TestProcessTaskStorageDown(t *testing.T) {
 	s3.Endpoint = "127.0.0.1:1" // nothing listens there
 	e := newHandlerEnv(t, s3)
 	out, err := e.process(t, "why is the sky blue", true)
-	if err == nil || errors.Is(err, asynq.SkipRetry) || out.Code != jobs.CodeUnavailable {
-		t.Errorf("err %v, outcome %+v; want a retryable error and code %q", err, out, jobs.CodeUnavailable)
+	want := jobs.Outcome{Failure: kisa.Unavailable, Part: kisa.PartStorage}
+	if err == nil || errors.Is(err, asynq.SkipRetry) || out != want {
+		t.Errorf("err %v, outcome %+v; want a retryable error and %+v", err, out, want)
 	}
 }
 

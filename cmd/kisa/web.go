@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa/api"
 	"github.com/kisa-dev/kisa/migrations"
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 )
 
@@ -24,6 +26,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	log := newLogger(e.stderr, cfg.LogLevel)
+	gin.SetMode(gin.ReleaseMode)
 	db, secrets, err := openAccountStores(ctx, cfg)
 	if err != nil {
 		return err
@@ -39,10 +42,9 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	srv := api.New(api.Options{
 		DB: db, Secrets: secrets, KeyPrefix: cfg.APIKeyPrefix, DocsURL: cfg.DocsURL,
 		KeyCacheTTL: cfg.KeyCacheTTL, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Logger: log,
-		Overviews: api.NewOverviews(api.OverviewsOptions{
+		Overviews: overview.New(overview.Options{
 			Results: storage.NewResults(rdb, redisPrefix), Client: client, Inspector: inspector,
-			Screenshots: shots, Wait: cfg.OverviewTimeout, JobTimeout: cfg.JobTimeout,
-			MaxRetry: cfg.JobMaxRetry, Logger: log,
+			Screenshots: shots, Timing: cfg.Timing(), Logger: log,
 		}),
 		HealthChecks: map[string]func(context.Context) error{
 			"postgres": db.Ping,

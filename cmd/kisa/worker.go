@@ -41,7 +41,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := worker.NewServer(rdb, worker.ServerOptions{Concurrency: cfg.BrowserConcurrency, Logger: log})
+	srv := worker.NewServer(rdb, worker.ServerOptions{Concurrency: cfg.BrowserConcurrency, Timing: cfg.Timing(), Logger: log})
 	if err := srv.Start(worker.Mux(h)); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
 // passConsent submits the consent page's reject-all form, waits for the
 // page it leads back to, and saves the browser context's cookies for the
 // tabs to come. It returns that page's state, and an error wrapping
-// ErrUnavailable when the consent page does not go away.
+// kisa.Unavailable when the consent page does not go away.
 func (v *visit) passConsent() (pageState, error) {
 	js := fmt.Sprintf(`(() => {
 		const f = document.querySelector(%s);
@@ -25,14 +26,14 @@ func (v *visit) passConsent() (pageState, error) {
 		return true;
 	})()`, jsString(serp.ConsentRejectForm))
 	if _, err := chromedp.RunResponse(v.ctx, chromedp.Evaluate(js, nil)); err != nil {
-		return pageState{}, fmt.Errorf("%w: reject consent: %w", ErrUnavailable, err)
+		return pageState{}, fmt.Errorf("%w: reject consent: %w", kisa.Unavailable, err)
 	}
 	st, err := v.inspect()
 	if err != nil {
 		return pageState{}, err
 	}
 	if st.consent {
-		return st, fmt.Errorf("%w: consent page still shown after rejecting", ErrUnavailable)
+		return st, fmt.Errorf("%w: consent page still shown after rejecting", kisa.Unavailable)
 	}
 	if err := v.saveCookies(); err != nil {
 		return st, err
@@ -43,28 +44,28 @@ func (v *visit) passConsent() (pageState, error) {
 
 // saveCookies copies every cookie of the tab's incognito browser context
 // into the pool, for later tabs. It returns an error wrapping
-// ErrUnavailable when the browser does not answer.
+// kisa.Unavailable when the browser does not answer.
 func (v *visit) saveCookies() error {
 	browser := chromedp.FromContext(v.ctx).Browser
 	cookies, err := storage.GetCookies().
 		WithBrowserContextID(v.tab.contextID).
 		Do(cdp.WithExecutor(v.ctx, browser))
 	if err != nil {
-		return fmt.Errorf("%w: read cookies: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: read cookies: %w", kisa.Unavailable, err)
 	}
 	v.p.setCookies(cookieParams(cookies))
 	return nil
 }
 
 // setCookies sets the saved consent cookies in the tab. It returns an
-// error wrapping ErrUnavailable when the browser does not take them.
+// error wrapping kisa.Unavailable when the browser does not take them.
 func (v *visit) setCookies() error {
 	jar := v.p.cookies()
 	if len(jar) == 0 {
 		return nil
 	}
 	if err := chromedp.Run(v.ctx, network.SetCookies(jar)); err != nil {
-		return fmt.Errorf("%w: set cookies: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: set cookies: %w", kisa.Unavailable, err)
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	cdpbrowser "github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/cdp"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -15,6 +13,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 
 	"github.com/chromedp/chromedp"
 )

@@ -5,15 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/chromedp/cdproto/emulation"
 	"log/slog"
 	"time"
+
+	"github.com/chromedp/cdproto/emulation"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -49,12 +50,12 @@ func (p *Pool) newVisit(req VisitRequest) *visit {
 }
 
 // run opens the visit's tab in b under job, performs the steps, and
-// closes the tab. It returns an error wrapping ErrUnavailable and
+// closes the tab. It returns an error wrapping kisa.Unavailable and
 // errTabNotOpened when the tab cannot be opened.
 func (v *visit) run(job context.Context, b *browserProc) (VisitResult, error) {
 	t, err := openTab(job, b)
 	if err != nil {
-		return VisitResult{}, fmt.Errorf("%w: %w: %w", ErrUnavailable, errTabNotOpened, err)
+		return VisitResult{}, fmt.Errorf("%w: %w: %w", kisa.Unavailable, errTabNotOpened, err)
 	}
 	defer t.close(v.log)
 	v.ctx, v.tab = t.ctx, t
@@ -81,13 +82,13 @@ func (v *visit) steps() (VisitResult, error) {
 	if v.settled, err = v.settle(); err != nil {
 		return VisitResult{}, err
 	}
-	if err := v.capture(jobs.ShotAfterLoad); err != nil {
+	if err := v.capture(kisa.ShotAfterLoad); err != nil {
 		return VisitResult{}, err
 	}
 	if v.expanded, err = v.expand(); err != nil {
 		return VisitResult{}, err
 	}
-	if err := v.capture(jobs.ShotAfterExpand); err != nil {
+	if err := v.capture(kisa.ShotAfterExpand); err != nil {
 		return VisitResult{}, err
 	}
 	return v.result()
@@ -102,17 +103,17 @@ func (v *visit) identify() error {
 		ua = ua.WithAcceptLanguage(v.req.Language)
 	}
 	if err := chromedp.Run(v.ctx, ua); err != nil {
-		return fmt.Errorf("%w: set user agent: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: set user agent: %w", kisa.Unavailable, err)
 	}
 	return nil
 }
 
 // load navigates to the request's URL and passes the consent page if it
-// shows. It returns an error wrapping ErrBlocked on the CAPTCHA page and
-// one wrapping ErrUnavailable when the page does not load.
+// shows. It returns an error wrapping kisa.Blocked on the CAPTCHA page and
+// one wrapping kisa.Unavailable when the page does not load.
 func (v *visit) load() error {
 	if err := chromedp.Run(v.ctx, chromedp.Navigate(v.req.URL)); err != nil {
-		return fmt.Errorf("%w: navigate: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: navigate: %w", kisa.Unavailable, err)
 	}
 	st, err := v.inspect()
 	if err != nil {
@@ -125,7 +126,7 @@ func (v *visit) load() error {
 	}
 	if st.captcha {
 		v.log.Warn("blocked by CAPTCHA page", "at", redact(st.url))
-		return fmt.Errorf("%w: %s", ErrBlocked, redact(st.url))
+		return fmt.Errorf("%w: %s", kisa.Blocked, redact(st.url))
 	}
 	return nil
 }
@@ -170,7 +171,7 @@ func (v *visit) initialShot() error {
 	case err != nil:
 		v.log.Warn("no painted frame seen; taking the screenshot anyway", "err", err)
 	}
-	return v.capture(jobs.ShotInitial)
+	return v.capture(kisa.ShotInitial)
 }
 
 // awaitPromise makes an evaluation wait for the promise it returns.

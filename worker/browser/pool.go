@@ -19,16 +19,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/kisa-dev/kisa"
 )
-
-// ErrBlocked means the search engine answered with its "unusual traffic"
-// CAPTCHA page (/sorry/). Retrying the job soon will not help.
-var ErrBlocked = errors.New("browser: blocked by the search engine's CAPTCHA page")
-
-// ErrUnavailable means the browser crashed or could not be reached, or the
-// page could not be loaded in time. The job may be retried; the error wraps
-// the cause.
-var ErrUnavailable = errors.New("browser: unavailable")
 
 // Config is what a Pool needs. It is filled in by package config; Validate
 // names the first bad setting.
@@ -154,7 +146,7 @@ func findChromium(path string) (string, error) {
 
 // Start launches the browser and its supervisor. ctx bounds the launch
 // only (so does Close): the browser then runs until Close. It returns an
-// error wrapping ErrUnavailable when Chromium does not start, and an error
+// error wrapping kisa.Unavailable when Chromium does not start, and an error
 // when the pool was already started or closed.
 func (p *Pool) Start(ctx context.Context) error {
 	p.mu.Lock()
@@ -174,7 +166,7 @@ func (p *Pool) Start(ctx context.Context) error {
 	b, err := p.launch(ctx)
 	if err != nil {
 		p.startFailed()
-		return fmt.Errorf("%w: launch chromium: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: launch chromium: %w", kisa.Unavailable, err)
 	}
 	p.setCurrent(b)
 	go p.supervise(b)
@@ -193,7 +185,7 @@ func (p *Pool) startFailed() {
 }
 
 // Close stops taking visits, kills the browser (visits still running fail
-// with ErrUnavailable), removes its profile directory and reaps its
+// with kisa.Unavailable), removes its profile directory and reaps its
 // processes. It returns an error when the profile could not be removed.
 // Calling it again does nothing.
 func (p *Pool) Close() error {
@@ -233,7 +225,7 @@ func (p *Pool) wakeLocked() {
 // acquire returns the browser to run one visit in, counting the visit
 // against it; it waits while the browser is being (re)launched or
 // recycled. It returns ctx's error when ctx ends first, and an error
-// wrapping ErrUnavailable when the pool is closed or the last relaunch
+// wrapping kisa.Unavailable when the pool is closed or the last relaunch
 // failed.
 func (p *Pool) acquire(ctx context.Context) (*browserProc, error) {
 	for {
@@ -257,11 +249,11 @@ func (p *Pool) pickLocked() (*browserProc, <-chan struct{}, error) {
 	b := p.cur
 	switch {
 	case p.closed:
-		return nil, nil, fmt.Errorf("%w: pool closed", ErrUnavailable)
+		return nil, nil, fmt.Errorf("%w: pool closed", kisa.Unavailable)
 	case !p.started:
 		return nil, nil, errors.New("browser: pool not started")
 	case b == nil && p.launchErr != nil:
-		return nil, nil, fmt.Errorf("%w: relaunch chromium: %w", ErrUnavailable, p.launchErr)
+		return nil, nil, fmt.Errorf("%w: relaunch chromium: %w", kisa.Unavailable, p.launchErr)
 	case b == nil || b.draining || b.ctx.Err() != nil:
 		return nil, p.ready, nil
 	}

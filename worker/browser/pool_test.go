@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kisa-dev/kisa"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -49,7 +51,7 @@ func TestNewPoolNoChromium(t *testing.T) {
 }
 
 // TestCrashRecovery kills Chromium between visits and during one: the
-// visit in the dying browser fails with ErrUnavailable, the next ones
+// visit in the dying browser fails with kisa.Unavailable, the next ones
 // succeed in a relaunched browser.
 func TestCrashRecovery(t *testing.T) {
 	s := newSite(t)
@@ -61,8 +63,8 @@ func TestCrashRecovery(t *testing.T) {
 
 	done := s.startHang(t, t.Context(), p)
 	killBrowser(t, p)
-	if err := <-done; !errors.Is(err, ErrUnavailable) {
-		t.Errorf("visit during the crash: error = %v, want ErrUnavailable", err)
+	if err := <-done; !errors.Is(err, kisa.Unavailable) {
+		t.Errorf("visit during the crash: error = %v, want kisa.Unavailable", err)
 	}
 	visitOK(t, p, s.url("/fast"))
 	if got := p.launches.Load(); got != 3 {
@@ -112,8 +114,8 @@ func TestClose(t *testing.T) {
 		t.Errorf("chromium pid %d still exists after Close (not reaped?)", b.pid)
 	}
 	waitNoProcesses(t, b.dir)
-	if _, err := p.Visit(t.Context(), VisitRequest{URL: s.url("/fast")}); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("Visit after Close: error = %v, want ErrUnavailable", err)
+	if _, err := p.Visit(t.Context(), VisitRequest{URL: s.url("/fast")}); !errors.Is(err, kisa.Unavailable) {
+		t.Errorf("Visit after Close: error = %v, want kisa.Unavailable", err)
 	}
 	if err := p.Close(); err != nil {
 		t.Errorf("second Close: %v", err)

@@ -92,7 +92,7 @@ func (p *Pool) detach(b *browserProc) {
 }
 
 // setLaunchErr records a failed relaunch and wakes the waiters, which give
-// up with ErrUnavailable instead of waiting on.
+// up with kisa.Unavailable instead of waiting on.
 func (p *Pool) setLaunchErr(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // errTabNotOpened marks a visit whose tab could not even be opened; when
@@ -31,7 +33,7 @@ type VisitResult struct {
 	// HTML is document.documentElement.outerHTML at the end of the visit.
 	HTML string
 	// Screenshots are viewport PNGs (1366x900, what a user sees without
-	// scrolling) keyed by jobs.ShotInitial, ShotAfterLoad and
+	// scrolling) keyed by kisa.ShotInitial, ShotAfterLoad and
 	// ShotAfterExpand; nil unless the request asked for them.
 	Screenshots map[string][]byte
 }
@@ -41,9 +43,10 @@ type VisitResult struct {
 // Config.OverviewWait) for the AI overview to finish streaming, expands it
 // and returns the page. A page without overview is a normal result.
 //
-// It returns an error wrapping ErrBlocked on the CAPTCHA page, one
-// wrapping ErrUnavailable when the browser died, the page failed to load
-// or Config.JobTimeout passed, one wrapping ctx's error when ctx ended,
+// It returns an error wrapping kisa.Blocked on the CAPTCHA page, one
+// wrapping kisa.Unavailable when the browser died or the page failed to
+// load, one wrapping kisa.TimedOut when Config.JobTimeout passed, one
+// wrapping ctx's error when ctx ended,
 // and a plain error for a malformed URL or anything else.
 func (p *Pool) Visit(ctx context.Context, req VisitRequest) (VisitResult, error) {
 	if err := checkURL(req.URL); err != nil {
@@ -86,7 +89,7 @@ func (p *Pool) visitIn(ctx context.Context, b *browserProc, req VisitRequest) (V
 	v := p.newVisit(req)
 	start := time.Now()
 	res, err := v.run(job, b)
-	if err = p.classify(ctx, b, job, err); err != nil {
+	if err = p.explainFailure(ctx, b, job, err); err != nil {
 		v.log.Warn("visit failed", "err", err, "ms", time.Since(start).Milliseconds())
 		return VisitResult{}, err
 	}
@@ -95,29 +98,24 @@ func (p *Pool) visitIn(ctx context.Context, b *browserProc, req VisitRequest) (V
 	return res, nil
 }
 
-// classify says why a visit failed: the caller's ctx ended, the browser
-// died or the job's deadline passed; other errors are returned as they
-// are.
-func (p *Pool) classify(ctx context.Context, b *browserProc, job context.Context, err error) error {
+// explainFailure says why a visit failed: the caller's ctx ended, the
+// browser died (kisa.Unavailable) or the job's deadline passed
+// (kisa.TimedOut); other errors are returned as they are.
+func (p *Pool) explainFailure(ctx context.Context, b *browserProc, job context.Context, err error) error {
 	switch {
-	case err == nil || errors.Is(err, ErrBlocked):
+	case err == nil || errors.Is(err, kisa.Blocked):
 		return err
 	case ctx.Err() != nil:
 		return fmt.Errorf("browser: visit stopped: %w", ctx.Err())
 	case b.ctx.Err() != nil:
-		return unavailable(fmt.Sprintf("chromium (pid %d) exited during the visit", b.pid), err)
+		if errors.Is(err, kisa.Unavailable) {
+			return fmt.Errorf("chromium (pid %d) exited during the visit: %w", b.pid, err)
+		}
+		return fmt.Errorf("%w: chromium (pid %d) exited during the visit: %w", kisa.Unavailable, b.pid, err)
 	case errors.Is(job.Err(), context.DeadlineExceeded):
-		return unavailable(fmt.Sprintf("visit timed out after %s", p.cfg.JobTimeout), err)
+		return fmt.Errorf("%w: visit took longer than %s: %w", kisa.TimedOut, p.cfg.JobTimeout, err)
 	}
 	return err
-}
-
-// unavailable wraps err with why, making sure it wraps ErrUnavailable.
-func unavailable(why string, err error) error {
-	if errors.Is(err, ErrUnavailable) {
-		return fmt.Errorf("%s: %w", why, err)
-	}
-	return fmt.Errorf("%w: %s: %w", ErrUnavailable, why, err)
 }
 
 // checkURL returns an error unless raw is an absolute http(s) URL.

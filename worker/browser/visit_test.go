@@ -13,12 +13,12 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
 // allShots are the screenshot names a visit with screenshots returns.
-var allShots = []string{jobs.ShotAfterExpand, jobs.ShotAfterLoad, jobs.ShotInitial}
+var allShots = []string{kisa.ShotAfterExpand, kisa.ShotAfterLoad, kisa.ShotInitial}
 
 func TestVisit(t *testing.T) {
 	s := newSite(t)
@@ -39,7 +39,7 @@ func TestVisit(t *testing.T) {
 		screenshots:  true,
 		wantOverview: []string{"Frogs are green", "iridophores. STREAM-END"},
 		wantShots:    allShots,
-		differ:       []string{jobs.ShotInitial, jobs.ShotAfterLoad},
+		differ:       []string{kisa.ShotInitial, kisa.ShotAfterLoad},
 	}, {
 		name:         "collapsed overview is expanded by a real click",
 		path:         "/collapsed",
@@ -47,7 +47,7 @@ func TestVisit(t *testing.T) {
 		wantOverview: []string{"first paragraph", "TRUSTED-CLICK EXPAND-END"},
 		wantExpanded: "true",
 		wantShots:    allShots,
-		differ:       []string{jobs.ShotAfterLoad, jobs.ShotAfterExpand},
+		differ:       []string{kisa.ShotAfterLoad, kisa.ShotAfterExpand},
 	}, {
 		name:     "page without overview is a normal result",
 		path:     "/plain",
@@ -60,12 +60,12 @@ func TestVisit(t *testing.T) {
 		name:        "redirect to the CAPTCHA page is blocked",
 		path:        "/blocked?q=frogs",
 		screenshots: true,
-		wantErr:     ErrBlocked,
+		wantErr:     kisa.Blocked,
 		wantHTML:    "/sorry/index",
 	}, {
 		name:     "CAPTCHA form on another path is blocked",
 		path:     "/captchaform",
-		wantErr:  ErrBlocked,
+		wantErr:  kisa.Blocked,
 		wantHTML: "/captchaform",
 	}}
 	for _, tt := range tests {
@@ -94,12 +94,12 @@ func TestVisit(t *testing.T) {
 	}
 }
 
-// checkBlocked fails the test unless err is ErrBlocked (only) and names
+// checkBlocked fails the test unless err is kisa.Blocked (only) and names
 // the page's URL without its query.
 func checkBlocked(tb testing.TB, err error, url string) {
 	tb.Helper()
-	if !errors.Is(err, ErrBlocked) || errors.Is(err, ErrUnavailable) {
-		tb.Fatalf("Visit error = %v, want ErrBlocked only", err)
+	if !errors.Is(err, kisa.Blocked) || errors.Is(err, kisa.Unavailable) {
+		tb.Fatalf("Visit error = %v, want kisa.Blocked only", err)
 	}
 	if msg := err.Error(); !strings.Contains(msg, url) || strings.Contains(msg, "continue=") {
 		tb.Errorf("Visit error = %q, want the URL %q without its query", msg, url)
@@ -163,7 +163,7 @@ func TestVisitCancel(t *testing.T) {
 	}
 
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.Is(err, kisa.Unavailable) {
 		t.Errorf("cancelled Visit: error = %v, want context.Canceled only", err)
 	}
 	res, err := p.Visit(t.Context(), VisitRequest{URL: s.url("/fast")})
@@ -179,7 +179,7 @@ func TestVisitBadURL(t *testing.T) {
 		t.Fatalf("NewPool: %v (`apt-get install chromium`)", err)
 	}
 	for _, u := range []string{"", "/search?q=x", "ftp://example.com/", "http:///x"} {
-		if _, err := p.Visit(t.Context(), VisitRequest{URL: u}); err == nil || errors.Is(err, ErrUnavailable) {
+		if _, err := p.Visit(t.Context(), VisitRequest{URL: u}); err == nil || errors.Is(err, kisa.Unavailable) {
 			t.Errorf("Visit(%q) error = %v, want a plain error", u, err)
 		}
 	}

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/kisa-dev/kisa"
 	nethtml "golang.org/x/net/html"
-
-	"github.com/kisa-dev/kisa/jobs"
 )
 
 // The links behind citation chips and side panel entries are listed as
@@ -92,12 +91,12 @@ func (idx linkIndex) addSidePanel(sel *goquery.Selection) {
 
 // chipLinks returns, for every chip uuid of the page, the citations behind
 // it in document order, read from the comments in the hidden data blocks.
-func chipLinks(doc *goquery.Document, idx linkIndex) map[string][]jobs.Citation {
+func chipLinks(doc *goquery.Document, idx linkIndex) map[string][]kisa.Citation {
 	uuids := map[string]bool{}
 	doc.Find(CitationChip).Each(func(_ int, s *goquery.Selection) {
 		uuids[s.AttrOr("data-icl-uuid", "")] = true
 	})
-	links := map[string][]jobs.Citation{}
+	links := map[string][]kisa.Citation{}
 	for _, entries := range sv6Comments(doc.Find(CitationDataBlock).Nodes) {
 		for _, e := range entries {
 			uuid, _ := at[string](e, 0)
@@ -114,7 +113,7 @@ func chipLinks(doc *goquery.Document, idx linkIndex) map[string][]jobs.Citation 
 
 // citation turns a full or short chip entry into a citation, filling what
 // a short entry lacks from the index.
-func (idx linkIndex) citation(e []any) (jobs.Citation, bool) {
+func (idx linkIndex) citation(e []any) (kisa.Citation, bool) {
 	var u, fav string
 	if r, ok := asRecord(e[1]); ok {
 		u, fav = r.url, r.info.favicon
@@ -125,10 +124,10 @@ func (idx linkIndex) citation(e []any) (jobs.Citation, bool) {
 		u = firstOf(cleanURL(raw), idx.byNum[num])
 	}
 	if u == "" {
-		return jobs.Citation{}, false
+		return kisa.Citation{}, false
 	}
 	info := idx.byURL[u]
-	return jobs.Citation{
+	return kisa.Citation{
 		URL:     u,
 		Title:   info.title,
 		Source:  firstOf(info.site, domainOf(u)),
@@ -137,8 +136,8 @@ func (idx linkIndex) citation(e []any) (jobs.Citation, bool) {
 }
 
 // citationsOf returns the citations of the given chips, once per URL.
-func citationsOf(uuids []string, links map[string][]jobs.Citation) []jobs.Citation {
-	out := []jobs.Citation{}
+func citationsOf(uuids []string, links map[string][]kisa.Citation) []kisa.Citation {
+	out := []kisa.Citation{}
 	for _, id := range uuids {
 		out = appendNewCitations(out, links[id])
 	}
@@ -147,7 +146,7 @@ func citationsOf(uuids []string, links map[string][]jobs.Citation) []jobs.Citati
 
 // appendNewCitations appends to dst the citations of src whose URL it
 // does not hold yet.
-func appendNewCitations(dst, src []jobs.Citation) []jobs.Citation {
+func appendNewCitations(dst, src []kisa.Citation) []kisa.Citation {
 	for _, c := range src {
 		if !hasCitation(dst, c.URL) {
 			dst = append(dst, c)
@@ -157,7 +156,7 @@ func appendNewCitations(dst, src []jobs.Citation) []jobs.Citation {
 }
 
 // hasCitation reports whether cs holds a citation of URL u.
-func hasCitation(cs []jobs.Citation, u string) bool {
+func hasCitation(cs []kisa.Citation, u string) bool {
 	for _, c := range cs {
 		if c.URL == u {
 			return true

@@ -5,9 +5,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/kisa-dev/kisa"
 	"golang.org/x/net/html"
-
-	"github.com/kisa-dev/kisa/jobs"
 )
 
 // Extract reads the AI overview from the HTML of a whole results page
@@ -23,7 +22,7 @@ import (
 // A page without an overview yields HasOverview false, an empty Text and
 // empty, non-nil slices. Extract returns an error only when the page
 // cannot be parsed as HTML.
-func Extract(page string) (jobs.Overview, error) {
+func Extract(page string) (kisa.Overview, error) {
 	doc, err := parse(page)
 	if err != nil {
 		return emptyOverview(), err
@@ -42,16 +41,16 @@ func parse(page string) (*goquery.Document, error) {
 
 // emptyOverview is the overview of a page without one: no text and empty
 // (never nil) lists, so that JSON shows [] rather than null.
-func emptyOverview() jobs.Overview {
-	return jobs.Overview{
-		Citations:  []jobs.Citation{},
-		Paragraphs: []jobs.Paragraph{},
-		Sources:    []jobs.Source{},
+func emptyOverview() kisa.Overview {
+	return kisa.Overview{
+		Citations:  []kisa.Citation{},
+		Paragraphs: []kisa.Paragraph{},
+		Sources:    []kisa.Source{},
 	}
 }
 
 // extractDoc is Extract on a parsed page.
-func extractDoc(doc *goquery.Document) jobs.Overview {
+func extractDoc(doc *goquery.Document) kisa.Overview {
 	ov := emptyOverview()
 	box := doc.Find(OverviewContainer).First()
 	blocks := readBlocks(answerOf(box))
@@ -62,7 +61,7 @@ func extractDoc(doc *goquery.Document) jobs.Overview {
 	chips := chipLinks(doc, index)
 	var texts []string
 	for _, b := range blocks {
-		p := jobs.Paragraph{Text: b.text, Citations: citationsOf(b.chips, chips)}
+		p := kisa.Paragraph{Text: b.text, Citations: citationsOf(b.chips, chips)}
 		ov.Paragraphs = append(ov.Paragraphs, p)
 		ov.Citations = appendNewCitations(ov.Citations, p.Citations)
 		texts = append(texts, b.text)

@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa"
 )
 
 // interfaceStrings must never appear in an overview's text.
@@ -49,7 +48,7 @@ func TestExtractRealPageSources(t *testing.T) {
 			t.Errorf("sources lack %s: %v", d, got)
 		}
 	}
-	want := jobs.Source{
+	want := kisa.Source{
 		URL:    "https://www.nature.com/articles/d41586-020-02103-z",
 		Title:  "How frogs became green — again, and again, and again",
 		Source: "nature.com",
@@ -84,7 +83,7 @@ func TestExtractRealPageCitations(t *testing.T) {
 	if len(ov.Citations) != 10 {
 		t.Errorf("got %d citations, want 10 distinct", len(ov.Citations))
 	}
-	want := jobs.Citation{
+	want := kisa.Citation{
 		URL:     "https://www.livescience.com/4014-frogs-green.html",
 		Title:   "Why Frogs are Green | Live Science",
 		Source:  "Live Science",
@@ -211,7 +210,7 @@ func assertFollows(tb testing.TB, lines []string, want ...string) {
 }
 
 // assertNoInterface checks that no interface string is in the text.
-func assertNoInterface(tb testing.TB, ov jobs.Overview) {
+func assertNoInterface(tb testing.TB, ov kisa.Overview) {
 	tb.Helper()
 	for _, s := range interfaceStrings {
 		if strings.Contains(ov.Text, s) {
@@ -221,7 +220,7 @@ func assertNoInterface(tb testing.TB, ov jobs.Overview) {
 }
 
 // assertParagraphsMatchText checks that Text is the paragraphs' texts.
-func assertParagraphsMatchText(tb testing.TB, ov jobs.Overview) {
+func assertParagraphsMatchText(tb testing.TB, ov kisa.Overview) {
 	tb.Helper()
 	var texts []string
 	for _, p := range ov.Paragraphs {
@@ -233,7 +232,7 @@ func assertParagraphsMatchText(tb testing.TB, ov jobs.Overview) {
 }
 
 // assertCitation checks that c is a resolved link with all its fields.
-func assertCitation(tb testing.TB, c jobs.Citation) {
+func assertCitation(tb testing.TB, c kisa.Citation) {
 	tb.Helper()
 	if !strings.HasPrefix(c.URL, "http") || c.Title == "" || c.Source == "" || !strings.Contains(c.Favicon, "faviconV2") {
 		tb.Errorf("citation not fully resolved: %+v", c)
@@ -241,7 +240,7 @@ func assertCitation(tb testing.TB, c jobs.Citation) {
 }
 
 // paragraphWith returns the paragraph whose text contains s.
-func paragraphWith(tb testing.TB, ov jobs.Overview, s string) jobs.Paragraph {
+func paragraphWith(tb testing.TB, ov kisa.Overview, s string) kisa.Paragraph {
 	tb.Helper()
 	for _, p := range ov.Paragraphs {
 		if strings.Contains(p.Text, s) && len(p.Citations) > 0 {
@@ -249,11 +248,11 @@ func paragraphWith(tb testing.TB, ov jobs.Overview, s string) jobs.Paragraph {
 		}
 	}
 	tb.Fatalf("no paragraph with citations contains %q", s)
-	return jobs.Paragraph{}
+	return kisa.Paragraph{}
 }
 
 // domains returns the Source fields of ss.
-func domains(ss []jobs.Source) []string {
+func domains(ss []kisa.Source) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Source)

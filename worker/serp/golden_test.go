@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/worker/serp"
 	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
@@ -92,7 +92,7 @@ func serve(tb testing.TB, h http.Handler, target string) string {
 }
 
 // extract runs serp.Extract and fails the test on an error.
-func extract(tb testing.TB, page string) jobs.Overview {
+func extract(tb testing.TB, page string) kisa.Overview {
 	tb.Helper()
 	ov, err := serp.Extract(page)
 	if err != nil {

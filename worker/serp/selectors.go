@@ -1,6 +1,6 @@
 // Package serp knows the search engine's results page: every selector and
 // phrase the worker relies on lives in this file, so that a change of the
-// page's markup is mended in one place. Extraction (HTML to jobs.Overview)
+// page's markup is mended in one place. Extraction (HTML to kisa.Overview)
 // is a pure function, tested on the saved pages in testdata/.
 package serp
 

@@ -4,16 +4,15 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa"
 )
 
 // readSources returns the websites of the overview's side panel: those
 // shown at first, then those behind "Show all", once per URL. Title and
 // icon come from the entry's markup, or else from the page's records of
 // the same URL; Source is the URL's domain.
-func readSources(box *goquery.Selection, idx linkIndex) []jobs.Source {
-	out := []jobs.Source{}
+func readSources(box *goquery.Selection, idx linkIndex) []kisa.Source {
+	out := []kisa.Source{}
 	seen := map[string]bool{}
 	box.Find(SidePanelLink + ", " + SidePanelAllLink).Each(func(_ int, a *goquery.Selection) {
 		u := cleanURL(a.AttrOr("href", ""))
@@ -22,7 +21,7 @@ func readSources(box *goquery.Selection, idx linkIndex) []jobs.Source {
 		}
 		seen[u] = true
 		info := idx.byURL[u]
-		out = append(out, jobs.Source{
+		out = append(out, kisa.Source{
 			URL:    u,
 			Title:  firstOf(info.title, labelTitle(a.AttrOr("aria-label", ""))),
 			Source: domainOf(u),

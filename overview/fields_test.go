@@ -1,23 +1,24 @@
-package api
+package overview
 
 import (
 	"testing"
 
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/testenv"
 )
 
 func TestTrimOverview(t *testing.T) {
-	c1 := jobs.Citation{URL: "https://a.example/1", Title: "A one", Source: "A", Favicon: "https://a.example/f.ico"}
-	c2 := jobs.Citation{URL: "https://b.example/2", Title: "B two", Source: "B", Favicon: "https://b.example/f.ico"}
-	full := jobs.Overview{
+	c1 := kisa.Citation{URL: "https://a.example/1", Title: "A one", Source: "A", Favicon: "https://a.example/f.ico"}
+	c2 := kisa.Citation{URL: "https://b.example/2", Title: "B two", Source: "B", Favicon: "https://b.example/f.ico"}
+	full := kisa.Overview{
 		HasOverview: true,
 		Text:        "Coffee is brewed. It is popular.",
-		Citations:   []jobs.Citation{c1, c2},
-		Paragraphs: []jobs.Paragraph{
-			{Text: "Coffee is brewed.", Citations: []jobs.Citation{c1}},
+		Citations:   []kisa.Citation{c1, c2},
+		Paragraphs: []kisa.Paragraph{
+			{Text: "Coffee is brewed.", Citations: []kisa.Citation{c1}},
 			{Text: "It is popular."}, // nil citations
 		},
-		Sources: []jobs.Source{{URL: "https://a.example/", Title: "A site", Source: "a.example", Icon: "https://a.example/i.png"}},
+		Sources: []kisa.Source{{URL: "https://a.example/", Title: "A site", Source: "a.example", Icon: "https://a.example/i.png"}},
 	}
 	const (
 		j1   = `{"url":"https://a.example/1","title":"A one","source":"A","favicon":"https://a.example/f.ico"}`
@@ -27,40 +28,40 @@ func TestTrimOverview(t *testing.T) {
 	)
 	tests := []struct {
 		name string
-		ov   jobs.Overview
-		sel  fieldSelection
+		ov   kisa.Overview
+		sel  Fields
 		want string
 	}{
-		{name: "no selection keeps everything", ov: full, sel: fieldSelection{ParagraphText: true},
+		{name: "no selection keeps everything", ov: full, sel: Fields{ParagraphText: true},
 			want: `{` + text + `,"citations":[` + j1 + `,` + j2 + `],` +
 				`"paragraphs":[{"text":"Coffee is brewed.","citations":[` + j1 + `]},{"text":"It is popular.","citations":[]}],` +
 				`"sources":[` + src + `]}`},
-		{name: "sources trimmed", ov: full, sel: fieldSelection{ParagraphText: true, Sources: []string{"url", "icon"}},
+		{name: "sources trimmed", ov: full, sel: Fields{ParagraphText: true, Sources: []string{"url", "icon"}},
 			want: `{` + text + `,"citations":[` + j1 + `,` + j2 + `],` +
 				`"paragraphs":[{"text":"Coffee is brewed.","citations":[` + j1 + `]},{"text":"It is popular.","citations":[]}],` +
 				`"sources":[{"url":"https://a.example/","icon":"https://a.example/i.png"}]}`},
-		{name: "citations trimmed, paragraph citations kept", ov: full, sel: fieldSelection{ParagraphText: true, Citations: []string{"favicon"}},
+		{name: "citations trimmed, paragraph citations kept", ov: full, sel: Fields{ParagraphText: true, Citations: []string{"favicon"}},
 			want: `{` + text + `,"citations":[{"favicon":"https://a.example/f.ico"},{"favicon":"https://b.example/f.ico"}],` +
 				`"paragraphs":[{"text":"Coffee is brewed.","citations":[` + j1 + `]},{"text":"It is popular.","citations":[]}],` +
 				`"sources":[` + src + `]}`},
-		{name: "paragraph text dropped, citations trimmed", ov: full, sel: fieldSelection{ParagraphCitation: []string{"url", "title"}},
+		{name: "paragraph text dropped, citations trimmed", ov: full, sel: Fields{ParagraphCitation: []string{"url", "title"}},
 			want: `{` + text + `,"citations":[` + j1 + `,` + j2 + `],` +
 				`"paragraphs":[{"citations":[{"url":"https://a.example/1","title":"A one"}]},{"citations":[]}],` +
 				`"sources":[` + src + `]}`},
 		{name: "everything selected at once", ov: full,
-			sel: fieldSelection{Sources: []string{"title"}, Citations: []string{"source"}, ParagraphText: true, ParagraphCitation: []string{"url"}},
+			sel: Fields{Sources: []string{"title"}, Citations: []string{"source"}, ParagraphText: true, ParagraphCitation: []string{"url"}},
 			want: `{` + text + `,"citations":[{"source":"A"},{"source":"B"}],` +
 				`"paragraphs":[{"text":"Coffee is brewed.","citations":[{"url":"https://a.example/1"}]},{"text":"It is popular.","citations":[]}],` +
 				`"sources":[{"title":"A site"}]}`},
-		{name: "no overview: lists are [] not null", ov: jobs.Overview{}, sel: fieldSelection{ParagraphText: true},
+		{name: "no overview: lists are [] not null", ov: kisa.Overview{}, sel: Fields{ParagraphText: true},
 			want: `{"hasOverview":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`},
-		{name: "no overview with a selection", ov: jobs.Overview{}, sel: fieldSelection{Sources: []string{"url"}, Citations: []string{"url"}},
+		{name: "no overview with a selection", ov: kisa.Overview{}, sel: Fields{Sources: []string{"url"}, Citations: []string{"url"}},
 			want: `{"hasOverview":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := mustJSON(t, trimOverview(tt.ov, tt.sel))
-			if diff := jsonDiff(t, tt.want, got); diff != "" {
+			got := testenv.MustJSON(t, Trim(tt.ov, tt.sel))
+			if diff := testenv.JSONDiff(t, tt.want, got); diff != "" {
 				t.Errorf("results mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -70,12 +71,12 @@ func TestTrimOverview(t *testing.T) {
 // TestTrimOverviewKeepsInput: trimming for one request must not change the
 // overview another request (the cache) still holds.
 func TestTrimOverviewKeepsInput(t *testing.T) {
-	ov := jobs.Overview{Citations: []jobs.Citation{{URL: "u", Title: "t", Source: "s", Favicon: "f"}},
-		Sources: []jobs.Source{{URL: "u", Title: "t", Source: "s", Icon: "i"}}}
-	trimOverview(ov, fieldSelection{Sources: []string{"url"}, Citations: []string{"url"}})
-	got := mustJSON(t, trimOverview(ov, fieldSelection{ParagraphText: true}))
+	ov := kisa.Overview{Citations: []kisa.Citation{{URL: "u", Title: "t", Source: "s", Favicon: "f"}},
+		Sources: []kisa.Source{{URL: "u", Title: "t", Source: "s", Icon: "i"}}}
+	Trim(ov, Fields{Sources: []string{"url"}, Citations: []string{"url"}})
+	got := testenv.MustJSON(t, Trim(ov, Fields{ParagraphText: true}))
 	want := `{"hasOverview":false,"text":"","citations":[{"url":"u","title":"t","source":"s","favicon":"f"}],"paragraphs":[],"sources":[{"url":"u","title":"t","source":"s","icon":"i"}]}`
-	if diff := jsonDiff(t, want, got); diff != "" {
+	if diff := testenv.JSONDiff(t, want, got); diff != "" {
 		t.Errorf("second trim (-want +got):\n%s", diff)
 	}
 }

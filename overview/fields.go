@@ -1,16 +1,16 @@
-package api
+package overview
 
 import (
 	"slices"
 
-	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa"
 )
 
-// trimOverview renders an overview as the response's `results`, keeping
+// Trim renders an overview as the response's `results`, keeping
 // only the fields the request selected (spec 4.5 rule 3). It runs after
 // the cache, so one cached entry serves every selection. Lists are never
 // null.
-func trimOverview(ov jobs.Overview, sel fieldSelection) map[string]any {
+func Trim(ov kisa.Overview, sel Fields) map[string]any {
 	paragraphs := make([]map[string]any, 0, len(ov.Paragraphs))
 	for _, p := range ov.Paragraphs {
 		m := map[string]any{"citations": citationList(p.Citations, sel.ParagraphCitation)}
@@ -33,7 +33,7 @@ func trimOverview(ov jobs.Overview, sel fieldSelection) map[string]any {
 	}
 }
 
-func citationList(cs []jobs.Citation, keep []string) []map[string]any {
+func citationList(cs []kisa.Citation, keep []string) []map[string]any {
 	out := make([]map[string]any, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, pick(keep, map[string]any{

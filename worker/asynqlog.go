@@ -1,19 +1,9 @@
 package worker
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
-
-	"github.com/hibiken/asynq"
 )
-
-func decodePayload(t *asynq.Task, dst any) error {
-	if err := json.Unmarshal(t.Payload(), dst); err != nil {
-		return fmt.Errorf("decode %s payload: %w", t.Type(), err)
-	}
-	return nil
-}
 
 // slogAdapter lets asynq log through slog (asynq.Logger). Its Fatal, which
 // asynq v0.26 never calls, logs at error level without exiting.

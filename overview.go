@@ -1,0 +1,59 @@
+// Package kisa is the domain of the service, shared by every other
+// package: the AI overview that a search results page shows (spec 2.4),
+// and the failures that a request for one can meet (failure.go). It
+// imports nothing of the service's own and talks to no server.
+package kisa
+
+import "time"
+
+// Citation is one inline citation of an overview (spec 2.4).
+type Citation struct {
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Source  string `json:"source"`
+	Favicon string `json:"favicon"`
+}
+
+// Source is one website of the overview's side panel (spec 2.4).
+type Source struct {
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Source string `json:"source"`
+	Icon   string `json:"icon"`
+}
+
+// Paragraph is one block of the overview with the citations standing in it.
+type Paragraph struct {
+	Text      string     `json:"text"`
+	Citations []Citation `json:"citations"`
+}
+
+// Overview is what extraction reads from a results page: the
+// AiOverviewEntity of spec 2.4 without its screenshots.
+type Overview struct {
+	HasOverview bool        `json:"hasOverview"`
+	Text        string      `json:"text"`
+	Citations   []Citation  `json:"citations"`
+	Paragraphs  []Paragraph `json:"paragraphs"`
+	Sources     []Source    `json:"sources"`
+}
+
+// Screenshot names, in the order the worker takes them.
+const (
+	ShotInitial     = "initial"
+	ShotAfterLoad   = "afterLoad"
+	ShotAfterExpand = "afterExpand"
+)
+
+// ShotNames lists the screenshot names in the order they are taken.
+var ShotNames = []string{ShotInitial, ShotAfterLoad, ShotAfterExpand}
+
+// Result is what one browser visit produced: the overview and, when
+// screenshots were asked for, the object keys of the three PNGs in the
+// bucket (keyed by the Shot* names). URLs are presigned on every answer, so
+// a URL is always valid for its full 24 hours, also from the cache.
+type Result struct {
+	Overview    Overview          `json:"overview"`
+	Screenshots map[string]string `json:"screenshots,omitempty"`
+	TakenAt     time.Time         `json:"takenAt"`
+}

@@ -1,0 +1,195 @@
+// Package overview is the AI overview use case, between the API and the
+// queue: it answers a Request from the result cache, or enqueues one
+// browser task per distinct request (joining one already in flight),
+// waits for its outcome and assembles the answer with freshly presigned
+// screenshot URLs and the selected fields. Failures are kisa.Failure
+// errors; the API maps them to HTTP.
+package overview
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/storage"
+)
+
+// Service runs AI overview requests.
+type Service struct {
+	results   *storage.Results
+	client    *asynq.Client
+	inspector *asynq.Inspector
+	shots     *storage.Screenshots
+	timing    Timing
+	log       *slog.Logger
+}
+
+// Options are the dependencies of a Service. A nil Logger discards.
+type Options struct {
+	Results     *storage.Results
+	Client      *asynq.Client
+	Inspector   *asynq.Inspector
+	Screenshots *storage.Screenshots
+	Timing      Timing
+	Logger      *slog.Logger
+}
+
+// New returns the overview service.
+func New(o Options) *Service {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{results: o.Results, client: o.Client, inspector: o.Inspector, shots: o.Screenshots,
+		timing: o.Timing, log: o.Logger}
+}
+
+// Answer is the response's `data` (spec 4.5).
+type Answer struct {
+	IsCached       bool           `json:"isCached"`
+	CacheExpiresIn *int           `json:"cacheExpiresIn"`
+	Results        map[string]any `json:"results"`
+}
+
+// Run answers req from the cache, or from a (possibly shared) job. Its
+// errors carry a kisa.Failure: Unavailable for the cache, the queue or
+// storage, TimedOut when no outcome came within Timing.Wait, and the
+// job's own failure.
+func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
+	key := req.Key()
+	if a, ok, err := s.fromCache(ctx, req, key); ok || err != nil {
+		return a, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timing.Wait)
+	defer cancel()
+	w, err := s.results.Subscribe(ctx, key)
+	if err != nil {
+		return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
+	}
+	defer w.Close()
+	// A job that ended between the first look and the subscription has
+	// filled the cache: look again rather than visit the page twice.
+	if a, ok, err := s.fromCache(ctx, req, key); ok || err != nil {
+		return a, err
+	}
+	res, err := s.runJob(ctx, w, key, req)
+	if err != nil {
+		return Answer{}, err
+	}
+	if req.CacheOn {
+		if err := s.results.Store(ctx, key, res, time.Duration(req.CacheTTL)*time.Second); err != nil {
+			s.log.WarnContext(ctx, "cache write failed", "error", err)
+		}
+	}
+	return s.answer(ctx, req, res, false, nil)
+}
+
+// fromCache answers from the cache when caching is on and key is there.
+func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answer, bool, error) {
+	if !req.CacheOn {
+		return Answer{}, false, nil
+	}
+	res, left, ok, err := s.results.Cached(ctx, key)
+	if err != nil {
+		return Answer{}, false, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
+	}
+	if !ok {
+		return Answer{}, false, nil
+	}
+	secs := int(math.Ceil(left.Seconds()))
+	a, err := s.answer(ctx, req, res, true, &secs)
+	return a, true, err
+}
+
+// runJob enqueues the task for key (or joins the one in flight) and waits
+// on w for its outcome until ctx ends.
+func (s *Service) runJob(ctx context.Context, w *storage.Waiter, key string, req Request) (kisa.Result, error) {
+	joined, err := s.enqueue(ctx, key, req)
+	if err != nil {
+		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
+	}
+	if joined {
+		if out, ok, err := s.results.Recent(ctx, key); err == nil && ok {
+			return outcome(out)
+		}
+	}
+	out, err := w.Wait(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return kisa.Result{}, kisa.Fail(kisa.TimedOut, kisa.PartBrowser, err)
+	}
+	if err != nil {
+		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
+	}
+	return outcome(out)
+}
+
+// outcome is a job's result, or its failure as an error.
+func outcome(out jobs.Outcome) (kisa.Result, error) {
+	if err := out.Err(); err != nil {
+		return kisa.Result{}, err
+	}
+	return *out.Result, nil
+}
+
+// enqueue submits the task; joined is true when an identical task was
+// already in flight. A finished or archived task of the same id is
+// removed first, so a past failure does not block a new visit.
+func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined bool, err error) {
+	task, err := jobs.NewOverviewTask(jobs.OverviewPayload{Key: key, Query: req.Query,
+		CountryCode: req.Country, LanguageCode: req.Language, Screenshots: req.Screenshots},
+		s.timing.Task(), s.timing.MaxRetry)
+	if err != nil {
+		return false, err
+	}
+	for range 2 {
+		_, err = s.client.EnqueueContext(ctx, task)
+		if !errors.Is(err, asynq.ErrTaskIDConflict) {
+			return false, err
+		}
+		info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
+		if ierr != nil || (info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted) {
+			return true, nil
+		}
+		if derr := s.inspector.DeleteTask(jobs.QueueOverview, key); derr != nil && !errors.Is(derr, asynq.ErrTaskNotFound) {
+			return false, derr
+		}
+	}
+	return true, nil
+}
+
+// QueueSizes returns the overview queue's task counts by state.
+func (s *Service) QueueSizes() (map[string]int, error) {
+	q, err := s.inspector.GetQueueInfo(jobs.QueueOverview)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]int{"pending": q.Pending, "active": q.Active, "scheduled": q.Scheduled,
+		"retry": q.Retry, "archived": q.Archived}, nil
+}
+
+// answer builds the response data: presigned screenshot URLs (fresh for
+// URLTTL, also from the cache) and the fields the request selected.
+func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
+	results := Trim(res.Overview, req.Fields)
+	if req.Screenshots {
+		urls := map[string]string{}
+		for _, name := range kisa.ShotNames {
+			obj, ok := res.Screenshots[name]
+			if !ok {
+				return Answer{}, kisa.Fail(kisa.Internal, "", errors.New("result lacks screenshot "+name))
+			}
+			u, err := s.shots.URL(ctx, obj, URLTTL)
+			if err != nil {
+				return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
+			}
+			urls[name] = u
+		}
+		results["screenshots"] = urls
+	}
+	return Answer{IsCached: cached, CacheExpiresIn: left, Results: results}, nil
+}
