@@ -48,7 +48,7 @@ func BenchmarkGetIntegration(b *testing.B) {
 // BenchmarkCachedOverview is an AI overview answered from the Redis cache,
 // with three fresh presigned screenshot URLs.
 func BenchmarkCachedOverview(b *testing.B) {
-	rdb := testenv.Redis(b, 14)
+	rdb := testenv.Redis(b)
 	srv, key := overviewServer(b, rdb, time.Minute)
 	const body = `{"query":"why is the sky blue","countryCode":"us","languageCode":"en"}`
 	res := kisa.Result{Overview: kisa.Overview{HasOverview: true, Text: "The sky is blue.",

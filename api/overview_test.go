@@ -53,7 +53,7 @@ func TestOverviewUnavailable(t *testing.T) {
 			wantError: "the result cache is unavailable; try again shortly"},
 		{name: "redis down, cache off", rdb: down, body: `{"query":"q","cache":{"enabled":false}}`,
 			wantError: "the job queue is unavailable; try again shortly"},
-		{name: "no worker finishes in time", rdb: testenv.Redis(t, 14), body: `{"query":"q"}`,
+		{name: "no worker finishes in time", rdb: testenv.Redis(t), body: `{"query":"q"}`,
 			wantError: "the browser did not finish in time; try again shortly"},
 	}
 	for _, tt := range tests {

@@ -58,7 +58,7 @@ type Var struct {
 
 // Vars lists every environment variable the service reads.
 var Vars = []Var{
-	{"PORT", "8080", "HTTP port of `kisa web`."},
+	{"PORT", "8080", "HTTP port of `kisa web` (0 picks a free port; the log line `web listening` names it)."},
 	{"KISA_HOST", "", "Address `kisa web` binds to; empty means all interfaces (the local run and the tests use 127.0.0.1)."},
 	{"DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable", "PostgreSQL connection URL."},
 	{"REDIS_URL", "redis://127.0.0.1:6379/0", "Redis URL: the asynq queue, the result cache and job notifications."},
@@ -210,7 +210,7 @@ func (c Config) Validate() error {
 		name string
 		want string
 	}{
-		{c.Port > 0 && c.Port < 65536, "PORT", "a port between 1 and 65535"},
+		{c.Port >= 0 && c.Port < 65536, "PORT", "a port between 0 and 65535 (0 picks a free one)"},
 		{validURL(c.DatabaseURL, "postgres", "postgresql"), "DATABASE_URL", "a postgres:// URL"},
 		{validURL(c.RedisURL, "redis", "rediss"), "REDIS_URL", "a redis:// URL"},
 		{validPrefix(c.APIKeyPrefix), "KISA_API_KEY_PREFIX", "1 to 16 letters or digits"},

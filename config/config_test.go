@@ -97,8 +97,8 @@ func TestBadSetting(t *testing.T) {
 		want  string
 	}{
 		{name: "port not a number", vr: "PORT", value: "abc", want: `PORT: "abc" is not a whole number`},
-		{name: "port 0", vr: "PORT", value: "0", want: "PORT: must be a port between 1 and 65535"},
-		{name: "port too big", vr: "PORT", value: "65536", want: "PORT: must be a port between 1 and 65535"},
+		{name: "port negative", vr: "PORT", value: "-1", want: "PORT: must be a port between 0 and 65535 (0 picks a free one)"},
+		{name: "port too big", vr: "PORT", value: "65536", want: "PORT: must be a port between 0 and 65535 (0 picks a free one)"},
 		{name: "secrets key short", vr: "KISA_SECRETS_KEY", value: "short", want: "KISA_SECRETS_KEY: " + keyHint},
 		{name: "secrets key of 16 bytes", vr: "KISA_SECRETS_KEY", value: base64.StdEncoding.EncodeToString(make([]byte, 16)),
 			want: "KISA_SECRETS_KEY: " + keyHint},

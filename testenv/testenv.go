@@ -10,6 +10,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/migrations"
@@ -63,15 +67,18 @@ func Postgres(tb testing.TB) *storage.DB {
 	return db
 }
 
-// Redis connects to database n of the test Redis server and empties it:
-// each test package uses a number of its own, since packages run at once.
-func Redis(tb testing.TB, n int) *redis.Client {
+// Redis hands the test a database of the test Redis server of its own,
+// emptied, and gives it back when the test ends. Databases 1 to 15 are
+// handed out through claims kept in database 0 (which no test uses), so
+// tests of every package, run at once in several processes, never share
+// one; a claim expires by itself if its process dies.
+func Redis(tb testing.TB) *redis.Client {
 	tb.Helper()
 	opt, err := redis.ParseURL(RedisURL())
 	if err != nil {
 		tb.Fatalf("TEST_REDIS_URL: %v", err)
 	}
-	opt.DB = n
+	opt.DB = claimRedisDB(tb, *opt)
 	rdb := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -82,20 +89,96 @@ func Redis(tb testing.TB, n int) *redis.Client {
 	return rdb
 }
 
-// S3 returns the MinIO settings (KISA_S3_*) with a bucket of the test's
-// own, so that tests do not see each other's objects.
+// RedisURLOf is the URL of rdb's server and database, for processes that
+// a test starts.
+func RedisURLOf(tb testing.TB, rdb *redis.Client) string {
+	tb.Helper()
+	u, err := url.Parse(RedisURL())
+	if err != nil {
+		tb.Fatalf("TEST_REDIS_URL: %v", err)
+	}
+	u.Path = fmt.Sprintf("/%d", rdb.Options().DB)
+	return u.String()
+}
+
+// claimRedisDB takes a free database number from 1 to 15, waiting up to
+// two minutes for one, and releases it when the test ends.
+func claimRedisDB(tb testing.TB, opt redis.Options) int {
+	tb.Helper()
+	opt.DB = 0
+	claims := redis.NewClient(&opt)
+	token := RandomHex(8)
+	ctx := context.Background()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		for n := 1; n <= 15; n++ {
+			key := fmt.Sprintf("kisa-test:redis-db:%d", n)
+			ok, err := claims.SetNX(ctx, key, token, time.Hour).Result()
+			if err != nil {
+				claims.Close()
+				tb.Fatalf("Redis at %s: %v; %s", opt.Addr, err, startHint)
+			}
+			if ok {
+				tb.Cleanup(func() { releaseRedisDB(claims, key, token) })
+				return n
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	claims.Close()
+	tb.Fatalf("no free Redis test database on %s in 2 minutes (15 are handed out)", opt.Addr)
+	return 0
+}
+
+// releaseRedisDB gives a claimed database back, if the claim is still ours.
+func releaseRedisDB(claims *redis.Client, key, token string) {
+	defer claims.Close()
+	ctx := context.Background()
+	if v, err := claims.Get(ctx, key).Result(); err == nil && v == token {
+		claims.Del(ctx, key)
+	}
+}
+
+// S3 returns the MinIO settings (KISA_S3_*) with a bucket name of the
+// test's own, so that tests do not see each other's objects. Whatever
+// creates the bucket, it is removed with its objects when the test ends.
 func S3(tb testing.TB) storage.S3Config {
 	tb.Helper()
 	access, secret := os.Getenv("KISA_S3_ACCESS_KEY"), os.Getenv("KISA_S3_SECRET_KEY")
 	if access == "" || secret == "" {
 		tb.Fatalf("KISA_S3_ACCESS_KEY and KISA_S3_SECRET_KEY are not set: MinIO's credentials come from the env file; %s", startHint)
 	}
-	return storage.S3Config{
+	cfg := storage.S3Config{
 		Endpoint:  Get("KISA_S3_ENDPOINT", "127.0.0.1:9000"),
 		AccessKey: access, SecretKey: secret,
 		Bucket:    "kisa-test-" + RandomHex(4),
 		Region:    Get("KISA_S3_REGION", "us-east-1"),
 		PublicURL: Get("KISA_CDN_URL", "http://127.0.0.1:9000"),
+	}
+	tb.Cleanup(func() { removeBucket(tb, cfg) })
+	return cfg
+}
+
+// removeBucket deletes cfg's bucket and every object in it, if it exists.
+func removeBucket(tb testing.TB, cfg storage.S3Config) {
+	tb.Helper()
+	mc, err := minio.New(cfg.Endpoint, &minio.Options{
+		Creds: credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""), Region: cfg.Region})
+	if err != nil {
+		tb.Errorf("remove test bucket %s: %v", cfg.Bucket, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if ok, err := mc.BucketExists(ctx, cfg.Bucket); err != nil || !ok {
+		return // never created, or MinIO is gone (the test has said so)
+	}
+	objects := mc.ListObjects(ctx, cfg.Bucket, minio.ListObjectsOptions{Recursive: true})
+	for res := range mc.RemoveObjects(ctx, cfg.Bucket, objects, minio.RemoveObjectsOptions{}) {
+		tb.Errorf("remove test object %s/%s: %v", cfg.Bucket, res.ObjectName, res.Err)
+	}
+	if err := mc.RemoveBucket(ctx, cfg.Bucket); err != nil {
+		tb.Errorf("remove test bucket %s: %v", cfg.Bucket, err)
 	}
 }
 

@@ -27,7 +27,7 @@ type handlerEnv struct {
 
 func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	t.Helper()
-	rdb := testenv.Redis(t, 11)
+	rdb := testenv.Redis(t)
 	shots, err := storage.NewScreenshots(s3)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // worker runs it, and the waiting request is answered. It takes about
 // 100 s: asynq's lease (30 s) and recoverer pass (1 min) are fixed.
 func TestWorkerKilledMidJob(t *testing.T) {
-	s := startStack(t, stackOptions{redisDB: 12, waitTimeout: "170s", noWorker: true,
+	s := startStack(t, stackOptions{waitTimeout: "170s", noWorker: true,
 		fixture: serpfixture.Options{OverviewDelay: 4 * time.Second}})
 	bin := buildKisa(t)
 	first := exec.Command(bin, "worker")

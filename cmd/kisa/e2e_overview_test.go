@@ -15,7 +15,7 @@ import (
 // TestOverviewEndToEnd runs the AI overview flow through HTTP, asynq, a
 // real Chromium, MinIO and the fixture search engine.
 func TestOverviewEndToEnd(t *testing.T) {
-	s := startStack(t, stackOptions{redisDB: 13, waitTimeout: "60s",
+	s := startStack(t, stackOptions{waitTimeout: "60s",
 		fixture: serpfixture.Options{OverviewDelay: 1200 * time.Millisecond, Consent: true}})
 
 	t.Run("fresh answer with screenshots, after the consent page", func(t *testing.T) {

@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -40,46 +38,34 @@ type stack struct {
 
 // stackOptions vary a stack per test.
 type stackOptions struct {
-	redisDB     int
 	waitTimeout string
 	fixture     serpfixture.Options
 	noWorker    bool // the test starts its workers itself
-}
-
-func freePort(tb testing.TB) string {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
 // startStack runs the fixture, web and worker until the test ends.
 func startStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	db := testenv.Postgres(t)
-	rdb := testenv.Redis(t, o.redisDB)
+	rdb := testenv.Redis(t)
 	s3 := testenv.S3(t)
 	testenv.Chromium(t)
 	fx := serpfixture.New(o.fixture)
 	fsrv := httptest.NewServer(fx)
 	t.Cleanup(fsrv.Close)
-	port := freePort(t)
-	s := &stack{base: "http://127.0.0.1:" + port, cdn: s3.PublicURL, fixture: fx,
-		queue: asynq.NewInspectorFromRedisClient(rdb)}
+	s := &stack{cdn: s3.PublicURL, fixture: fx, queue: asynq.NewInspectorFromRedisClient(rdb)}
 	s.environ = []string{
-		"PORT=" + port, "KISA_HOST=127.0.0.1", "DATABASE_URL=" + testenv.DatabaseURL(),
-		fmt.Sprintf("REDIS_URL=%s", redisURL(t, o.redisDB)),
-		"KISA_SECRETS_KEY=" + testenv.SecretsKey(), "KISA_LOG_LEVEL=warn",
+		"PORT=0", "KISA_HOST=127.0.0.1", "DATABASE_URL=" + testenv.DatabaseURL(),
+		"REDIS_URL=" + testenv.RedisURLOf(t, rdb),
+		"KISA_SECRETS_KEY=" + testenv.SecretsKey(), "KISA_LOG_LEVEL=info",
 		"KISA_S3_ENDPOINT=" + s3.Endpoint, "KISA_S3_ACCESS_KEY=" + s3.AccessKey, "KISA_S3_SECRET_KEY=" + s3.SecretKey,
-		"KISA_S3_BUCKET=kisa-e2e", "KISA_S3_REGION=" + s3.Region, "KISA_CDN_URL=" + s3.PublicURL,
+		"KISA_S3_BUCKET=" + s3.Bucket, "KISA_S3_REGION=" + s3.Region, "KISA_CDN_URL=" + s3.PublicURL,
 		"KISA_CHROME_PATH=" + testenv.Chromium(t), "KISA_SEARCH_URL=" + fsrv.URL + "/search",
 		"KISA_BROWSER_CONCURRENCY=2", "KISA_OVERVIEW_TIMEOUT=" + o.waitTimeout, "KISA_JOB_TIMEOUT=30s",
 	}
 	s.env = testenv.Environ(s.environ...)
-	s.startProcess(t, "web")
+	_, webLogs := s.startProcess(t, "web")
+	s.base = "http://" + listenAddr(t, webLogs)
 	if !o.noWorker {
 		s.startProcess(t, "worker")
 	}
@@ -88,20 +74,28 @@ func startStack(t *testing.T, o stackOptions) *stack {
 	return s
 }
 
-// redisURL is TEST_REDIS_URL with database n.
-func redisURL(tb testing.TB, n int) string {
-	tb.Helper()
-	u, err := url.Parse(testenv.RedisURL())
-	if err != nil {
-		tb.Fatalf("TEST_REDIS_URL: %v", err)
-	}
-	u.Path = fmt.Sprintf("/%d", n)
-	return u.String()
+// listenAddr waits for the "web listening" line of a web process's logs
+// (it listens on PORT=0) and returns its address.
+func listenAddr(t *testing.T, logs *testenv.Buffer) string {
+	t.Helper()
+	var addr string
+	waitFor(t, 30*time.Second, func() bool {
+		for _, line := range strings.Split(logs.String(), "\n") {
+			var l struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "web listening" {
+				addr = l.Addr
+				return true
+			}
+		}
+		return false
+	}, "kisa web to listen")
+	return addr
 }
 
 // startProcess runs `kisa <cmd>` in this process until the test ends, and
-// fails the test if it stops with an error before then.
-func (s *stack) startProcess(t *testing.T, cmd string) context.CancelFunc {
+// fails the test if it stops with an error before then. It returns the
+// function that stops it and its logs.
+func (s *stack) startProcess(t *testing.T, cmd string) (context.CancelFunc, *testenv.Buffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -114,7 +108,7 @@ func (s *stack) startProcess(t *testing.T, cmd string) context.CancelFunc {
 	}()
 	stop := func() { cancel(); <-done }
 	t.Cleanup(stop)
-	return stop
+	return stop, logs
 }
 
 func (s *stack) waitHealthy(t *testing.T) {
@@ -138,6 +132,9 @@ func (s *stack) waitIdle(t *testing.T) {
 	t.Helper()
 	waitFor(t, 30*time.Second, func() bool {
 		q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
+		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
+			t.Fatalf("asynq inspector: %v", err)
+		}
 		return err != nil || q.Pending+q.Active+q.Scheduled+q.Retry == 0
 	}, "the overview queue to empty")
 }
