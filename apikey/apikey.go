@@ -93,11 +93,3 @@ func ValidScope(s string) bool {
 	}
 	return false
 }
-
-// Redact shortens a key for logs: the prefix and lookup part only.
-func Redact(prefix, token string) string {
-	if lookup, _, ok := Parse(prefix, token); ok {
-		return prefix + "_" + lookup + "…"
-	}
-	return "(malformed)"
-}

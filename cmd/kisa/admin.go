@@ -281,6 +281,7 @@ func defineClusterCreate(fs *flag.FlagSet) (func() error, func(context.Context, 
 	typ := fs.String("type", "", "cluster type, e.g. website or sitemap (required)")
 	meta := fs.String("metadata", "{}", "metadata, a JSON object")
 	return func() error {
+			*name, *typ = strings.TrimSpace(*name), strings.TrimSpace(*typ)
 			return firstError(required("account", account.set), checkText("name", *name, 200),
 				checkText("type", *typ, 64), checkObject("metadata", *meta))
 		},
@@ -299,6 +300,7 @@ func defineIntegrationCreate(fs *flag.FlagSet) (func() error, func(context.Conte
 	provider := fs.String("provider", "", "provider, e.g. google-looker-studio (required)")
 	meta := fs.String("metadata", "{}", "metadata, a JSON object")
 	return func() error {
+			*provider = strings.TrimSpace(*provider)
 			return firstError(required("account", account.set), checkText("provider", *provider, 100),
 				checkObject("metadata", *meta))
 		},
@@ -317,6 +319,7 @@ func defineSecretCreate(fs *flag.FlagSet) (func() error, func(context.Context, *
 	name := fs.String("name", "", "secret name (required)")
 	value := fs.String("value", "", "secret value; - reads it from standard input (required)")
 	return func() error {
+			*name = strings.TrimSpace(*name)
 			return firstError(required("account", account.set), checkText("name", *name, 200),
 				required("value", *value != ""))
 		},

@@ -187,13 +187,13 @@ func TestAdminGoodInput(t *testing.T) {
 					t.Errorf("key not revoked")
 				}
 			}},
-		{name: "cluster create", args: []string{"cluster", "create", "--account", acc.String(), "--name", "Site", "--type", "website", "--metadata", websiteMeta},
+		{name: "cluster create", args: []string{"cluster", "create", "--account", acc.String(), "--name", "  Site ", "--type", " website", "--metadata", websiteMeta},
 			want: map[string]any{"id": anyID},
 			check: func(t *testing.T, out map[string]any) {
 				n := countRows(t, e.db, `SELECT count(*) FROM clusters WHERE id = $1 AND account_id = $2 AND name = 'Site' AND type = 'website' AND metadata = $3::jsonb`,
 					out["id"], acc, websiteMeta)
 				if n != 1 {
-					t.Errorf("cluster not stored as given")
+					t.Errorf("cluster not stored as given, name and type trimmed")
 				}
 			}},
 		{name: "cluster create without metadata", args: []string{"cluster", "create", "--account", acc.String(), "--name", "Map", "--type", "sitemap"},
@@ -203,13 +203,13 @@ func TestAdminGoodInput(t *testing.T) {
 					t.Errorf("cluster metadata is not {}")
 				}
 			}},
-		{name: "integration create", args: []string{"integration", "create", "--account", acc.String(), "--provider", "google-looker-studio",
+		{name: "integration create", args: []string{"integration", "create", "--account", acc.String(), "--provider", " google-looker-studio ",
 			"--metadata", `{"id":"1","email":"a@example.com","name":"A","picture":"https://example.com/a.png"}`},
 			want: map[string]any{"id": anyID},
 			check: func(t *testing.T, out map[string]any) {
 				n := countRows(t, e.db, `SELECT count(*) FROM integrations WHERE id = $1 AND provider = 'google-looker-studio' AND metadata->>'email' = 'a@example.com'`, out["id"])
 				if n != 1 {
-					t.Errorf("integration not stored as given")
+					t.Errorf("integration not stored as given, provider trimmed")
 				}
 			}},
 		{name: "secret create", args: []string{"secret", "create", "--account", acc.String(), "--name", "TOKEN", "--value", "flag-value"},
