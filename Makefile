@@ -12,13 +12,14 @@ WITH_ENV := source ./$(ENV_FILE) &&
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/kisa
+build: ## build bin/kisa and bin/serpfixture (the offline search engine)
 	$(GO) build -o bin/kisa ./cmd/kisa
+	$(GO) build -o bin/serpfixture ./cmd/serpfixture
 
 services: ## find or start Postgres, Redis, MinIO, Chromium; write .data/services.env
 	@bash scripts/services.sh
 
-run: services build ## migrate, make a demo key, run serp-fixture + worker + web on :8080
+run: services build ## migrate, make a demo key, run serpfixture + worker + web on :8080
 	@$(WITH_ENV) bash scripts/run.sh
 
 test: services ## go vet and go test -race against the local services

@@ -31,7 +31,7 @@ trap stop EXIT
 trap 'exit 130' INT TERM
 
 if [ -z "${KISA_SEARCH_URL:-}" ]; then
-	bin/kisa serp-fixture --addr 127.0.0.1:8090 &
+	bin/serpfixture --addr 127.0.0.1:8090 &
 	pids+=($!)
 	export KISA_SEARCH_URL=http://127.0.0.1:8090/search
 	for _ in $(seq 50); do

@@ -12,10 +12,10 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 	"github.com/kisa-dev/kisa/worker/browser"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // handlerEnv is a Handler on the real Redis, MinIO and Chromium, visiting

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/testenv"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // TestWorkerKilledMidJob kills (SIGKILL) a worker process while it visits

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kisa-dev/kisa/worker/serpfixture"
+	"github.com/kisa-dev/kisa/serpfixture"
 )
 
 // TestOverviewEndToEnd runs the AI overview flow through HTTP, asynq, a

@@ -18,9 +18,9 @@ import (
 
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // stack is the whole service running in this test process: the fixture

@@ -1,6 +1,7 @@
 // Command kisa is the service's one binary: the HTTP API (web), the
-// browser worker (worker), the schema migrator (migrate), the admin
-// command line (admin) and an offline fake search engine (serp-fixture).
+// browser worker (worker), the schema migrator (migrate) and the admin
+// command line (admin). The offline fake search engine is a command of its
+// own, cmd/serpfixture.
 package main
 
 import (
@@ -45,7 +46,6 @@ func commands() []command {
 		{"worker", "run a browser worker (asynq server with a pool of Chromium tabs)", runWorker},
 		{"migrate", "apply the database migrations (safe to run from several processes)", runMigrate},
 		{"admin", "manage accounts, keys and resources (kisa admin --help)", runAdmin},
-		{"serp-fixture", "serve an offline fake search engine for tests and demos", runSerpFixture},
 	}
 }
 

@@ -35,7 +35,6 @@ func TestHelp(t *testing.T) {
 			"  worker        run a browser worker",
 			"  migrate       apply the database migrations",
 			"  admin         manage accounts, keys and resources (kisa admin --help)",
-			"  serp-fixture  serve an offline fake search engine",
 		}},
 		{name: "kisa help", args: []string{"help"}, wantOuts: []string{"Usage: kisa <command> [flags]"}},
 		{name: "kisa admin --help", args: []string{"admin", "--help"}, wantOuts: []string{

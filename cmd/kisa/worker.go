@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"time"
 
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker"
 	"github.com/kisa-dev/kisa/worker/browser"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // runWorker runs one worker process: one Chromium with
@@ -49,23 +45,4 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	<-ctx.Done()
 	srv.Shutdown()
 	return nil
-}
-
-// runSerpFixture serves the offline fake search engine.
-func runSerpFixture(ctx context.Context, e env, args []string) error {
-	fs := flags(e, "serp-fixture", "Serve an offline fake search engine (pages shaped like Google's) for tests and demos.")
-	addr := fs.String("addr", "127.0.0.1:8090", "listen address")
-	delay := fs.Duration("delay", 1500*time.Millisecond, "how long the AI overview takes to stream in")
-	consent := fs.Bool("consent", true, "show the consent interstitial on a first visit without its cookie")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	log := newLogger(e.stderr, "info")
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
-	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Consent: *consent, Logger: log})
-	log.Info("serp fixture listening", "url", "http://"+ln.Addr().String()+"/search")
-	return serve(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln, 5*time.Second)
 }

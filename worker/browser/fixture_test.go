@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/worker/serp"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // TestVisitFixture visits the fixture search engine (consent page on):

@@ -14,8 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/serpfixture"
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 	"github.com/kisa-dev/kisa/worker/serp"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // update rewrites the golden files and the fixture pages in testdata/.
@@ -114,9 +115,13 @@ func toJSON(tb testing.TB, v any) string {
 	return buf.String()
 }
 
-// readPage returns the page testdata/name.
+// readPage returns the page name: a real captured page of
+// serpfixture/captured, else testdata/name.
 func readPage(tb testing.TB, name string) string {
 	tb.Helper()
+	if page := captured.Page(name); page != nil {
+		return string(page)
+	}
 	return readFile(tb, filepath.Join("testdata", name))
 }
 

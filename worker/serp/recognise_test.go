@@ -3,8 +3,8 @@ package serp_test
 import (
 	"testing"
 
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/worker/serp"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // TestIsCaptcha checks recognition of the "unusual traffic" page.

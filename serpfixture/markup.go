@@ -11,7 +11,7 @@ import (
 )
 
 // The overview's markup copies the hooks of the real results page (see
-// worker/serp/selectors.go and the captured page in pages/): paragraphs
+// worker/serp/selectors.go and the captured page in captured/): paragraphs
 // div.Y3BBE, headings [role=heading], lists of li, citation chips
 // button.rBl3me[data-icl-uuid] whose links are listed in HTML-escaped JSON
 // comments <!--Sv6Kpe[...]--> inside hidden [data-crb-el] blocks, and the

@@ -16,8 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/worker/serp"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // streamCases are the overview pages whose streaming is checked.

@@ -14,8 +14,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/worker/serp"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
 )
 
 // TestSearch checks status, redirect and content of /search and the other

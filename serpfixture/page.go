@@ -8,18 +8,15 @@ import (
 	"html/template"
 	"strings"
 	"time"
+
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 )
 
-// pagesFS holds the page templates and the real captured pages.
+// pagesFS holds the page templates; the real captured pages come from
+// package captured.
 //
 //go:embed pages
 var pagesFS embed.FS
-
-// Files in pagesFS.
-const (
-	realPagePath  = "pages/aio-why-are-frogs-green.html"
-	sorryPagePath = "pages/sorry-captcha.html"
-)
 
 // RealPageQuery is the query answered with the real captured results page.
 const RealPageQuery = "why are frogs green"
@@ -91,11 +88,11 @@ func newPages() (*pages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse fixture templates: %w", err)
 	}
-	real, err := pagesFS.ReadFile(realPagePath)
+	real, err := captured.FS.ReadFile(captured.FrogsPage)
 	if err != nil {
 		return nil, fmt.Errorf("read real page: %w", err)
 	}
-	sorry, err := pagesFS.ReadFile(sorryPagePath)
+	sorry, err := captured.FS.ReadFile(captured.CaptchaPage)
 	if err != nil {
 		return nil, fmt.Errorf("read CAPTCHA page: %w", err)
 	}

@@ -1,0 +1,111 @@
+// Command serpfixture serves the offline fake search engine of package
+// serpfixture (results pages shaped like Google's, the consent page and
+// the CAPTCHA page) for tests, demos and `make run`. It is a command of its
+// own so that the kisa binary embeds none of the captured pages.
+//
+// Usage:
+//
+//	serpfixture [--addr 127.0.0.1:8090] [--delay 1.5s] [--consent=true]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kisa-dev/kisa/serpfixture"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "serpfixture:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program; tests call it as main does. It serves until
+// ctx is done, then shuts the server down.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flags(stdout, stderr)
+	addr := fs.String("addr", "127.0.0.1:8090", "listen address")
+	delay := fs.Duration("delay", serpfixture.DefaultOverviewDelay, "how long the AI overview takes to stream in")
+	consent := fs.Bool("consent", true, "show the consent interstitial on a first visit without its cookie")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Consent: *consent, Logger: log})
+	log.Info("serp fixture listening", "url", "http://"+ln.Addr().String()+"/search")
+	return serve(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln)
+}
+
+// flags returns the command's FlagSet. Its help goes to stdout when asked
+// for (-h, --help); after a bad flag the error and the help go to stderr,
+// so that a failed start writes nothing on stdout.
+func flags(stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("serpfixture", flag.ContinueOnError)
+	errs := &noteWriter{w: stderr}
+	fs.SetOutput(errs)
+	fs.Usage = func() {
+		w := stdout
+		if errs.wrote {
+			w = stderr
+		}
+		fmt.Fprintln(w, "Usage: serpfixture [flags]\n\nServe an offline fake search engine (pages shaped like Google's) for tests and demos.")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(errs)
+	}
+	return fs
+}
+
+// noteWriter notes whether anything was written through it.
+type noteWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (n *noteWriter) Write(p []byte) (int, error) {
+	n.wrote = true
+	return n.w.Write(p)
+}
+
+// serve serves hs on ln until ctx is done, then shuts it down, giving
+// requests in flight five seconds.
+func serve(ctx context.Context, hs *http.Server, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+// Package captured holds the real search-engine pages captured in the
+// wild, stored once in the repository and shared by every test that needs
+// them and by the fixture search server. Only test code and the
+// serpfixture command import it, so that bin/kisa embeds none of them.
+//
+// The pages, captured by others and published in public repositories:
+//
+//   - aio-why-are-frogs-green.html: today's results page for "why are
+//     frogs green", saved with its AI overview expanded and the side panel
+//     of sources (about 2.4 MB; isabelsilvacorpus/aio_pages);
+//   - aio-mobile-app-development-2025.html: an April 2025 results page for
+//     "mobile app development", an earlier generation of the overview with
+//     its sources as cards inside it (about 3.4 MB; MaulikBorsaniya/seotool);
+//   - sorry-captcha.html: the "unusual traffic" CAPTCHA page shown instead
+//     of results to a blocked client (gitronald/WebSearcher, GPL-3.0).
+package captured
+
+import "embed"
+
+// Names of the captured pages.
+const (
+	FrogsPage     = "aio-why-are-frogs-green.html"
+	MobileAppPage = "aio-mobile-app-development-2025.html"
+	CaptchaPage   = "sorry-captcha.html"
+)
+
+// FS holds the captured pages at its root, under the names above.
+//
+//go:embed *.html
+var FS embed.FS
+
+// Page returns the captured page name (one of the names above), or nil if
+// there is no such page.
+func Page(name string) []byte {
+	b, err := FS.ReadFile(name)
+	if err != nil {
+		return nil
+	}
+	return b
+}
