@@ -61,6 +61,9 @@ func NormaliseQuery(q string) string {
 // the same markup that ?final=1 serves. For the real page's query it is
 // the captured page; for CAPTCHA queries it is the CAPTCHA page. It
 // returns an error only when a page template fails, a defect.
+//
+// Only tests call it (worker/serp's and this package's): it is kept on
+// purpose although deadcode ./cmd/... lists it.
 func FinalPage(query, hl string) (string, error) {
 	p, err := newPages()
 	if err != nil {

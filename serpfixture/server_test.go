@@ -89,11 +89,21 @@ func TestRealPageServedAsIs(t *testing.T) {
 // redirect counts, per normalised query; consent redirects do not.
 func TestVisits(t *testing.T) {
 	srv := serpfixture.New(serpfixture.Options{})
+	codes := make([]int, 20)
 	var wg sync.WaitGroup
-	for range 20 {
-		wg.Go(func() { get(t, srv, "/search?q=Why+is+the++sky+blue", http.StatusOK) })
+	for i := range codes {
+		wg.Go(func() {
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/search?q=Why+is+the++sky+blue", nil))
+			codes[i] = rec.Code
+		})
 	}
 	wg.Wait()
+	for i, code := range codes {
+		if code != http.StatusOK {
+			t.Errorf("concurrent request %d: status %d, want 200", i+1, code)
+		}
+	}
 	get(t, srv, "/search?q=no+overview", http.StatusOK)
 	get(t, srv, "/search?q=captcha", http.StatusFound)
 	get(t, srv, "/search?q=why+are+frogs+green&final=1", http.StatusOK)

@@ -31,6 +31,9 @@ var FS embed.FS
 
 // Page returns the captured page name (one of the names above), or nil if
 // there is no such page.
+//
+// Only tests call it (the fixture server reads FS): it is kept on purpose
+// although deadcode ./cmd/... lists it.
 func Page(name string) []byte {
 	b, err := FS.ReadFile(name)
 	if err != nil {

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,18 +31,21 @@ func BenchmarkVisit(b *testing.B) {
 	}
 }
 
-// runVisits runs b.N visits of req on workers goroutines.
+// runVisits runs b.N visits of req on workers goroutines and fails the
+// benchmark, after they are all done, if any visit failed.
 func runVisits(b *testing.B, p *Pool, req VisitRequest, workers int) {
 	var next atomic.Int64
+	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				if _, err := p.Visit(b.Context(), req); err != nil {
-					b.Error(err)
-				}
+			for next.Add(1) <= int64(b.N) && errs[w] == nil {
+				_, errs[w] = p.Visit(b.Context(), req)
 			}
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
+	}
 }

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"html/template"
@@ -113,6 +114,9 @@ type site struct {
 	maxActive    atomic.Int64  // most /barrier requests running at once
 	pair         chan struct{} // closed once the first two /barrier requests are in
 	quit         chan struct{} // closed when the test ends
+
+	mu       sync.Mutex
+	problems []error // found by handlers; reported by the test once the server is closed
 }
 
 // newSite serves the pages of testdata/ and the flows the tests need.
@@ -128,7 +132,7 @@ func newSite(tb testing.TB) *site {
 		http.Redirect(w, r, "/sorry/index?continue="+url.QueryEscape(r.URL.String()), http.StatusFound)
 	})
 	mux.HandleFunc("GET /search", s.search)
-	mux.HandleFunc("GET /consent", s.consent(tb))
+	mux.HandleFunc("GET /consent", s.consent())
 	mux.HandleFunc("POST /save", s.save)
 	mux.HandleFunc("GET /hang", s.hang)
 	mux.HandleFunc("GET /barrier", s.barrier(tb))
@@ -139,9 +143,20 @@ func newSite(tb testing.TB) *site {
 	s.Server = httptest.NewServer(mux)
 	tb.Cleanup(func() {
 		close(s.quit)
-		s.Close()
+		s.Close() // waits for the handlers
+		for _, err := range s.problems {
+			tb.Error(err)
+		}
 	})
 	return s
+}
+
+// fail records a problem found by a handler, which runs on a goroutine of
+// the server: the test reports it once the server is closed.
+func (s *site) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.problems = append(s.problems, err)
 }
 
 // url returns the absolute URL of path on the site.
@@ -173,13 +188,13 @@ func (s *site) search(w http.ResponseWriter, r *http.Request) {
 }
 
 // consent serves the consent page with its accept and reject forms.
-func (s *site) consent(tb testing.TB) http.HandlerFunc {
+func (s *site) consent() http.HandlerFunc {
 	page := template.Must(template.ParseFiles(filepath.Join("testdata", "consent.html")))
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.consentViews.Add(1)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if err := page.Execute(w, struct{ Continue string }{r.URL.Query().Get("continue")}); err != nil {
-			tb.Error(err)
+			s.fail(fmt.Errorf("consent page: %w", err))
 		}
 	}
 }
@@ -247,7 +262,7 @@ func (s *site) barrier(tb testing.TB) http.HandlerFunc {
 			select {
 			case <-s.pair:
 			case <-time.After(15 * time.Second):
-				tb.Error("the second visit never came while the first was loading: visits do not run in parallel")
+				s.fail(errors.New("the second visit never came while the first was loading: visits do not run in parallel"))
 			}
 		}
 		page(w, r)

@@ -1,9 +1,15 @@
 // Package browser drives the headless Chromium of the worker: one browser
-// process per Pool, one fresh incognito tab per visit. A visit opens a
-// results page, passes the consent interstitial, waits for the AI overview
-// to finish streaming, expands it, and returns the page's HTML and PNG
-// screenshots. What the page looks like (selectors, phrases) is known to
-// package serp only.
+// process per Pool, one fresh incognito tab per page visit. A visit opens
+// a results page, passes the consent interstitial, waits for the AI
+// overview to finish streaming, expands it, and returns the page's HTML
+// and PNG screenshots. What the page looks like (selectors, phrases) comes
+// from package serp.
+//
+// Read it top-down: pool.go (the Pool, its tabs and the Visit entry),
+// visit.go (one page visit from start to the result), tab.go (the
+// incognito tab a visit runs in: cookies, identity), chromium.go (one
+// Chromium process: launch, kill, profile dirs, reaping) and supervise.go
+// (relaunching a dead browser, recycling a worn one).
 package browser
 
 import (
@@ -12,13 +18,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
 	"github.com/kisa-dev/kisa"
 )
 
@@ -76,7 +82,7 @@ type Pool struct {
 	cfg      Config
 	execPath string
 	log      *slog.Logger
-	slots    chan struct{} // one token per running visit
+	tabs     chan struct{} // one token per running visit
 
 	// extraFlags are added to Chromium's flags; tests use them to keep the
 	// browser off the network.
@@ -87,7 +93,7 @@ type Pool struct {
 	stop context.CancelFunc
 
 	mu        sync.Mutex
-	cur       *browserProc  // the browser taking visits; nil while (re)launching
+	cur       *chromium     // the browser taking visits; nil while (re)launching
 	ready     chan struct{} // closed and replaced whenever cur changes or the pool closes
 	launchErr error         // why the last relaunch failed, while cur is nil
 	started   bool
@@ -121,27 +127,12 @@ func NewPool(cfg Config) (*Pool, error) {
 		cfg:      cfg,
 		execPath: path,
 		log:      log.With("component", "browser"),
-		slots:    make(chan struct{}, cfg.Tabs),
+		tabs:     make(chan struct{}, cfg.Tabs),
 		life:     life,
 		stop:     stop,
 		ready:    make(chan struct{}),
 		done:     make(chan struct{}),
 	}, nil
-}
-
-// findChromium resolves path, or the usual Chromium names when it is empty,
-// to an executable. It returns an error saying how to install Chromium.
-func findChromium(path string) (string, error) {
-	names := []string{"chromium", "chromium-browser", "google-chrome"}
-	if path != "" {
-		names = []string{path}
-	}
-	for _, name := range names {
-		if full, err := exec.LookPath(name); err == nil {
-			return full, nil
-		}
-	}
-	return "", fmt.Errorf("browser: no Chromium found (tried %q); install it with `apt-get install chromium` or set its path", names)
 }
 
 // Start launches the browser and its supervisor. ctx bounds the launch
@@ -207,27 +198,66 @@ func (p *Pool) Close() error {
 	return p.closeErr
 }
 
-// setCurrent makes b the browser that takes visits and wakes the waiters.
-func (p *Pool) setCurrent(b *browserProc) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cur = b
-	p.launchErr = nil
-	p.wakeLocked()
+// Visit opens req.URL in a fresh incognito tab of the pool's browser,
+// waiting for a free tab first. It passes the consent page, waits (at most
+// Config.OverviewWait) for the AI overview to finish streaming, expands it
+// and returns the page. A page without overview is a normal result.
+//
+// It returns an error wrapping kisa.Blocked on the CAPTCHA page, one
+// wrapping kisa.Unavailable when the browser died or the page failed to
+// load, one wrapping kisa.TimedOut when Config.JobTimeout passed, one
+// wrapping ctx's error when ctx ended, and a plain error for a malformed
+// URL or anything else.
+func (p *Pool) Visit(ctx context.Context, req VisitRequest) (VisitResult, error) {
+	if err := checkURL(req.URL); err != nil {
+		return VisitResult{}, err
+	}
+	if err := p.takeTab(ctx); err != nil {
+		return VisitResult{}, fmt.Errorf("browser: wait for a free tab: %w", err)
+	}
+	defer p.freeTab()
+	res, retry, err := p.attempt(ctx, req)
+	if retry {
+		p.log.Info("chromium died before the tab opened; retrying on the next one", "url", redact(req.URL))
+		res, _, err = p.attempt(ctx, req)
+	}
+	return res, err
 }
 
-// wakeLocked wakes every caller waiting for a browser. p.mu must be held.
-func (p *Pool) wakeLocked() {
-	close(p.ready)
-	p.ready = make(chan struct{})
+// attempt visits req in the current browser. retry says that the browser
+// died before the tab could be opened, so that nothing of the visit
+// happened yet.
+func (p *Pool) attempt(ctx context.Context, req VisitRequest) (res VisitResult, retry bool, err error) {
+	b, err := p.acquire(ctx)
+	if err != nil {
+		return VisitResult{}, false, fmt.Errorf("browser: wait for chromium: %w", err)
+	}
+	res, err = p.newVisit(b, req).run(ctx)
+	p.release(b, err == nil)
+	retry = errors.Is(err, errTabNotOpened) && b.ctx.Err() != nil && ctx.Err() == nil
+	return res, retry, err
 }
+
+// takeTab waits for one of the Tabs tokens. It returns ctx's error when
+// ctx ends first.
+func (p *Pool) takeTab(ctx context.Context) error {
+	select {
+	case p.tabs <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// freeTab gives a token taken by takeTab back.
+func (p *Pool) freeTab() { <-p.tabs }
 
 // acquire returns the browser to run one visit in, counting the visit
 // against it; it waits while the browser is being (re)launched or
 // recycled. It returns ctx's error when ctx ends first, and an error
 // wrapping kisa.Unavailable when the pool is closed or the last relaunch
 // failed.
-func (p *Pool) acquire(ctx context.Context) (*browserProc, error) {
+func (p *Pool) acquire(ctx context.Context) (*chromium, error) {
 	for {
 		p.mu.Lock()
 		b, wait, err := p.pickLocked()
@@ -245,7 +275,7 @@ func (p *Pool) acquire(ctx context.Context) (*browserProc, error) {
 
 // pickLocked returns the current browser when it takes visits, else the
 // channel to wait on or the error to give up with. p.mu must be held.
-func (p *Pool) pickLocked() (*browserProc, <-chan struct{}, error) {
+func (p *Pool) pickLocked() (*chromium, <-chan struct{}, error) {
 	b := p.cur
 	switch {
 	case p.closed:
@@ -257,9 +287,9 @@ func (p *Pool) pickLocked() (*browserProc, <-chan struct{}, error) {
 	case b == nil || b.draining || b.ctx.Err() != nil:
 		return nil, p.ready, nil
 	}
-	b.jobs++
-	b.inflight++
-	if p.cfg.RecycleAfter > 0 && b.jobs >= p.cfg.RecycleAfter {
+	b.visits++
+	b.running++
+	if p.cfg.RecycleAfter > 0 && b.visits >= p.cfg.RecycleAfter {
 		b.draining = true
 	}
 	return b, nil, nil
@@ -267,42 +297,29 @@ func (p *Pool) pickLocked() (*browserProc, <-chan struct{}, error) {
 
 // release ends one visit in b; ok says whether it succeeded. The last
 // visit of a draining browser tells the supervisor to recycle it.
-func (p *Pool) release(b *browserProc, ok bool) {
+func (p *Pool) release(b *chromium, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	b.inflight--
+	b.running--
 	if ok {
 		b.served++
 	}
-	if b.draining && b.inflight == 0 {
+	if b.draining && b.running == 0 {
 		close(b.drained)
 	}
 }
 
-// takeSlot waits for one of the Tabs slots. It returns ctx's error when ctx
-// ends first.
-func (p *Pool) takeSlot(ctx context.Context) error {
-	select {
-	case p.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// setCurrent makes b the browser that takes visits and wakes the waiters.
+func (p *Pool) setCurrent(b *chromium) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cur = b
+	p.launchErr = nil
+	p.wakeLocked()
 }
 
-// freeSlot gives a slot taken by takeSlot back.
-func (p *Pool) freeSlot() { <-p.slots }
-
-// cookies returns the consent cookies to set in a new tab.
-func (p *Pool) cookies() []*network.CookieParam {
-	p.jarMu.Lock()
-	defer p.jarMu.Unlock()
-	return p.jar
-}
-
-// setCookies replaces the consent cookies.
-func (p *Pool) setCookies(c []*network.CookieParam) {
-	p.jarMu.Lock()
-	defer p.jarMu.Unlock()
-	p.jar = c
+// wakeLocked wakes every caller waiting for a browser. p.mu must be held.
+func (p *Pool) wakeLocked() {
+	close(p.ready)
+	p.ready = make(chan struct{})
 }

@@ -181,7 +181,7 @@ func visitOK(tb testing.TB, p *Pool, url string) VisitResult {
 }
 
 // current returns the pool's running browser.
-func current(tb testing.TB, p *Pool) *browserProc {
+func current(tb testing.TB, p *Pool) *chromium {
 	tb.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -218,7 +218,7 @@ func waitNoProcesses(tb testing.TB, dir string) {
 	tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		left := browserProcesses(dir)
+		left := chromiumesses(dir)
 		if len(left) == 0 {
 			return
 		}
@@ -230,9 +230,9 @@ func waitNoProcesses(tb testing.TB, dir string) {
 	}
 }
 
-// browserProcesses returns the pids of live processes whose command line
+// chromiumesses returns the pids of live processes whose command line
 // or environment names dir.
-func browserProcesses(dir string) []int {
+func chromiumesses(dir string) []int {
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	var pids []int
 	for _, proc := range procs {

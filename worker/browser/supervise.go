@@ -1,13 +1,11 @@
 package browser
 
-import (
-	"time"
-)
+import "time"
 
 // supervise owns the browser's life after Start: it relaunches it with
 // backoff when it dies, recycles it once drained, reaps orphans as PID 1,
 // and shuts it down when the pool closes.
-func (p *Pool) supervise(b *browserProc) {
+func (p *Pool) supervise(b *chromium) {
 	defer close(p.done)
 	defer reapAll()
 	reap := time.NewTicker(reapEvery)
@@ -30,8 +28,8 @@ func (p *Pool) supervise(b *browserProc) {
 
 // recycle replaces a drained browser with a new one. It returns nil when
 // the pool closed meanwhile.
-func (p *Pool) recycle(b *browserProc) *browserProc {
-	p.log.Info("recycling chromium", "pid", b.pid, "visits", p.visits(b))
+func (p *Pool) recycle(b *chromium) *chromium {
+	p.log.Info("recycling chromium", "pid", b.pid, "served", p.served(b))
 	p.detach(b)
 	if err := p.shutdown(b); err != nil {
 		p.log.Warn("chromium shutdown", "err", err)
@@ -43,8 +41,8 @@ func (p *Pool) recycle(b *browserProc) *browserProc {
 // relaunch doubles on each death of a browser that served no visit, and
 // starts over after one that did. It returns the new browser (nil when the
 // pool closed) and the next backoff.
-func (p *Pool) recover(b *browserProc, backoff time.Duration) (*browserProc, time.Duration) {
-	if p.visits(b) > 0 {
+func (p *Pool) recover(b *chromium, backoff time.Duration) (*chromium, time.Duration) {
+	if p.served(b) > 0 {
 		backoff = minBackoff
 	}
 	p.log.Warn("chromium died; relaunching", "pid", b.pid, "backoff", backoff)
@@ -58,7 +56,7 @@ func (p *Pool) recover(b *browserProc, backoff time.Duration) (*browserProc, tim
 // relaunch launches a browser after waiting delay, retrying with a
 // doubling delay until it succeeds or the pool closes (then it returns
 // nil). Callers waiting meanwhile are told about a failed attempt.
-func (p *Pool) relaunch(delay time.Duration) *browserProc {
+func (p *Pool) relaunch(delay time.Duration) *chromium {
 	for p.life.Err() == nil {
 		timer := time.NewTimer(delay)
 		select {
@@ -83,7 +81,7 @@ func (p *Pool) relaunch(delay time.Duration) *browserProc {
 }
 
 // detach stops b from taking visits; callers wait for the next browser.
-func (p *Pool) detach(b *browserProc) {
+func (p *Pool) detach(b *chromium) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cur == b {
@@ -100,8 +98,8 @@ func (p *Pool) setLaunchErr(err error) {
 	p.wakeLocked()
 }
 
-// visits returns how many visits b served successfully.
-func (p *Pool) visits(b *browserProc) int {
+// served returns how many visits b served successfully.
+func (p *Pool) served(b *chromium) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return b.served

@@ -7,24 +7,31 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // disposeWait bounds the disposal of a visit's browser context.
 const disposeWait = time.Second
 
 // tab is the page target of one visit, alone in a fresh incognito browser
-// context and in a window of its own.
+// context (its own cookies, closed with it) and in a window of its own.
+// The consent cookies that a visit leaves are kept by the Pool and set in
+// every new tab.
 type tab struct {
 	ctx       context.Context      // chromedp context attached to the target
 	contextID cdp.BrowserContextID // its incognito browser context
 	closeCtx  context.CancelFunc   // detaches and closes the target
-	b         *browserProc
+	b         *chromium
 }
 
-// openTab creates a tab in b under job, a context derived from b's with
-// the job's deadline, and attaches chromedp to it.
+// openTab creates a tab in b under ctx, a context derived from b's with
+// the visit's deadline, and attaches chromedp to it.
 //
 // chromedp v0.16's WithNewBrowserContext creates the target without
 // newWindow, and a new browser context has no window yet, so current
@@ -35,8 +42,8 @@ type tab struct {
 // viewport than the --window-size one, so the viewport is set to
 // windowWidth x windowHeight. It returns an error when the browser does
 // not answer.
-func openTab(job context.Context, b *browserProc) (*tab, error) {
-	exec := cdp.WithExecutor(job, chromedp.FromContext(b.ctx).Browser)
+func openTab(ctx context.Context, b *chromium) (*tab, error) {
+	exec := cdp.WithExecutor(ctx, chromedp.FromContext(b.ctx).Browser)
 	id, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
 	if err != nil {
 		return nil, fmt.Errorf("create browser context: %w", err)
@@ -47,12 +54,82 @@ func openTab(job context.Context, b *browserProc) (*tab, error) {
 		t.dispose()
 		return nil, fmt.Errorf("create target: %w", err)
 	}
-	t.ctx, t.closeCtx = chromedp.NewContext(job, chromedp.WithTargetID(targetID))
+	t.ctx, t.closeCtx = chromedp.NewContext(ctx, chromedp.WithTargetID(targetID))
 	if err := chromedp.Run(t.ctx, chromedp.EmulateViewport(windowWidth, windowHeight)); err != nil {
 		t.close(nil)
 		return nil, fmt.Errorf("attach to target: %w", err)
 	}
 	return t, nil
+}
+
+// identify makes the tab present itself as the desktop Chromium it is:
+// the user agent without "Headless" (which search engines answer with a
+// different page) and language, when set, as Accept-Language. It returns
+// an error wrapping kisa.Unavailable when the browser does not take them.
+func (t *tab) identify(language string) error {
+	ua := emulation.SetUserAgentOverride(t.b.userAgent)
+	if language != "" {
+		ua = ua.WithAcceptLanguage(language)
+	}
+	if err := chromedp.Run(t.ctx, ua); err != nil {
+		return fmt.Errorf("%w: set user agent: %w", kisa.Unavailable, err)
+	}
+	return nil
+}
+
+// setCookies sets jar, the cookies kept from earlier tabs, in the tab. It
+// returns an error wrapping kisa.Unavailable when the browser does not
+// take them.
+func (t *tab) setCookies(jar []*network.CookieParam) error {
+	if len(jar) == 0 {
+		return nil
+	}
+	if err := chromedp.Run(t.ctx, network.SetCookies(jar)); err != nil {
+		return fmt.Errorf("%w: set cookies: %w", kisa.Unavailable, err)
+	}
+	return nil
+}
+
+// cookies returns every cookie of the tab's incognito browser context, as
+// the parameters that set them again in another tab. It returns an error
+// wrapping kisa.Unavailable when the browser does not answer.
+func (t *tab) cookies() ([]*network.CookieParam, error) {
+	browser := chromedp.FromContext(t.ctx).Browser
+	cookies, err := storage.GetCookies().
+		WithBrowserContextID(t.contextID).
+		Do(cdp.WithExecutor(t.ctx, browser))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read cookies: %w", kisa.Unavailable, err)
+	}
+	return cookieParams(cookies), nil
+}
+
+// cookieParams turns cookies read from the browser into the parameters
+// that set them again in another browser context. Session cookies stay
+// session cookies.
+func cookieParams(cookies []*network.Cookie) []*network.CookieParam {
+	params := make([]*network.CookieParam, 0, len(cookies))
+	for _, c := range cookies {
+		p := &network.CookieParam{
+			Name:         c.Name,
+			Value:        c.Value,
+			Domain:       c.Domain,
+			Path:         c.Path,
+			Secure:       c.Secure,
+			HTTPOnly:     c.HTTPOnly,
+			SameSite:     c.SameSite,
+			Priority:     c.Priority,
+			SourceScheme: c.SourceScheme,
+			SourcePort:   c.SourcePort,
+			PartitionKey: c.PartitionKey,
+		}
+		if !c.Session && c.Expires > 0 {
+			exp := cdp.TimeSinceEpoch(time.Unix(0, int64(c.Expires*float64(time.Second))))
+			p.Expires = &exp
+		}
+		params = append(params, p)
+	}
+	return params
 }
 
 // close closes the target and disposes of its browser context. A failure
@@ -77,4 +154,18 @@ func (t *tab) dispose() error {
 	defer cancel()
 	browser := chromedp.FromContext(t.b.ctx).Browser
 	return target.DisposeBrowserContext(t.contextID).Do(cdp.WithExecutor(ctx, browser))
+}
+
+// cookies returns the consent cookies kept for new tabs.
+func (p *Pool) cookies() []*network.CookieParam {
+	p.jarMu.Lock()
+	defer p.jarMu.Unlock()
+	return p.jar
+}
+
+// setCookies replaces the consent cookies kept for new tabs.
+func (p *Pool) setCookies(c []*network.CookieParam) {
+	p.jarMu.Lock()
+	defer p.jarMu.Unlock()
+	p.jar = c
 }

@@ -1,13 +1,30 @@
 package browser
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/worker/serp"
+)
+
+const (
+	// pollEvery is how often the page's state is read while waiting on it.
+	pollEvery = 100 * time.Millisecond
+	// paintWait bounds the wait for the first painted frame.
+	paintWait = 2 * time.Second
+	// pngSignature starts every PNG file.
+	pngSignature = "\x89PNG\r\n\x1a\n"
 )
 
 // errTabNotOpened marks a visit whose tab could not even be opened; when
@@ -18,7 +35,7 @@ var errTabNotOpened = errors.New("tab not opened")
 type VisitRequest struct {
 	// URL is the full search URL, with q, gl and hl already set.
 	URL string
-	// Screenshots asks for the three jobs.Shot* screenshots.
+	// Screenshots asks for the three kisa.Shot* screenshots.
 	Screenshots bool
 	// Language is the ISO 639-1 code sent as Accept-Language; empty sends
 	// Chromium's default.
@@ -38,58 +55,41 @@ type VisitResult struct {
 	Screenshots map[string][]byte
 }
 
-// Visit opens req.URL in a fresh incognito tab of the pool's browser,
-// waiting for a free tab first. It passes the consent page, waits (at most
-// Config.OverviewWait) for the AI overview to finish streaming, expands it
-// and returns the page. A page without overview is a normal result.
-//
-// It returns an error wrapping kisa.Blocked on the CAPTCHA page, one
-// wrapping kisa.Unavailable when the browser died or the page failed to
-// load, one wrapping kisa.TimedOut when Config.JobTimeout passed, one
-// wrapping ctx's error when ctx ended,
-// and a plain error for a malformed URL or anything else.
-func (p *Pool) Visit(ctx context.Context, req VisitRequest) (VisitResult, error) {
-	if err := checkURL(req.URL); err != nil {
-		return VisitResult{}, err
-	}
-	if err := p.takeSlot(ctx); err != nil {
-		return VisitResult{}, fmt.Errorf("browser: wait for a free tab: %w", err)
-	}
-	defer p.freeSlot()
-	res, retry, err := p.attempt(ctx, req)
-	if retry {
-		p.log.Info("chromium died before the tab opened; retrying on the next one", "url", redact(req.URL))
-		res, _, err = p.attempt(ctx, req)
-	}
-	return res, err
+// visit is one page visit: a request in one browser, from opening its tab
+// to the page's HTML and screenshots.
+type visit struct {
+	p     *Pool
+	b     *chromium
+	req   VisitRequest
+	log   *slog.Logger
+	ctx   context.Context // the tab, with the visit's deadline; set by inTab
+	tab   *tab
+	shots map[string][]byte
+
+	settled  bool // the overview finished streaming within OverviewWait
+	expanded bool // the overview was collapsed and has been expanded
 }
 
-// attempt runs req in the current browser. retry says that the browser
-// died before the tab could be opened, so that nothing of the visit
-// happened yet.
-func (p *Pool) attempt(ctx context.Context, req VisitRequest) (res VisitResult, retry bool, err error) {
-	b, err := p.acquire(ctx)
-	if err != nil {
-		return VisitResult{}, false, fmt.Errorf("browser: wait for chromium: %w", err)
+// newVisit prepares a visit of req in b.
+func (p *Pool) newVisit(b *chromium, req VisitRequest) *visit {
+	v := &visit{p: p, b: b, req: req, log: p.log.With("url", redact(req.URL))}
+	if req.Screenshots {
+		v.shots = make(map[string][]byte, 3)
 	}
-	res, err = p.visitIn(ctx, b, req)
-	p.release(b, err == nil)
-	retry = errors.Is(err, errTabNotOpened) && b.ctx.Err() != nil && ctx.Err() == nil
-	return res, retry, err
+	return v
 }
 
-// visitIn runs req in a new tab of b, in a fresh incognito browser context
-// closed afterwards. The tab gets the job's deadline and is cancelled when
-// ctx ends. Errors are classified as Visit documents.
-func (p *Pool) visitIn(ctx context.Context, b *browserProc, req VisitRequest) (VisitResult, error) {
-	job, cancel := context.WithTimeout(b.ctx, p.cfg.JobTimeout)
+// run performs the visit in a new tab under Config.JobTimeout, cancelled
+// when ctx ends, and logs how it went. Its errors are those that
+// Pool.Visit documents (see explain).
+func (v *visit) run(ctx context.Context) (VisitResult, error) {
+	deadline, cancel := context.WithTimeout(v.b.ctx, v.p.cfg.JobTimeout)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 
-	v := p.newVisit(req)
 	start := time.Now()
-	res, err := v.run(job, b)
-	if err = p.explainFailure(ctx, b, job, err); err != nil {
+	res, err := v.inTab(deadline)
+	if err = v.explain(ctx, deadline, err); err != nil {
 		v.log.Warn("visit failed", "err", err, "ms", time.Since(start).Milliseconds())
 		return VisitResult{}, err
 	}
@@ -98,24 +98,316 @@ func (p *Pool) visitIn(ctx context.Context, b *browserProc, req VisitRequest) (V
 	return res, nil
 }
 
-// explainFailure says why a visit failed: the caller's ctx ended, the
-// browser died (kisa.Unavailable) or the job's deadline passed
-// (kisa.TimedOut); other errors are returned as they are.
-func (p *Pool) explainFailure(ctx context.Context, b *browserProc, job context.Context, err error) error {
+// explain says why the visit failed: the caller's ctx ended, the browser
+// died (kisa.Unavailable) or the visit's deadline passed (kisa.TimedOut);
+// other errors are returned as they are.
+func (v *visit) explain(ctx, deadline context.Context, err error) error {
 	switch {
 	case err == nil || errors.Is(err, kisa.Blocked):
 		return err
 	case ctx.Err() != nil:
 		return fmt.Errorf("browser: visit stopped: %w", ctx.Err())
-	case b.ctx.Err() != nil:
+	case v.b.ctx.Err() != nil:
 		if errors.Is(err, kisa.Unavailable) {
-			return fmt.Errorf("chromium (pid %d) exited during the visit: %w", b.pid, err)
+			return fmt.Errorf("chromium (pid %d) exited during the visit: %w", v.b.pid, err)
 		}
-		return fmt.Errorf("%w: chromium (pid %d) exited during the visit: %w", kisa.Unavailable, b.pid, err)
-	case errors.Is(job.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: visit took longer than %s: %w", kisa.TimedOut, p.cfg.JobTimeout, err)
+		return fmt.Errorf("%w: chromium (pid %d) exited during the visit: %w", kisa.Unavailable, v.b.pid, err)
+	case errors.Is(deadline.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w: visit took longer than %s: %w", kisa.TimedOut, v.p.cfg.JobTimeout, err)
 	}
 	return err
+}
+
+// inTab opens the visit's tab under ctx, performs the steps, and closes
+// the tab. It returns an error wrapping kisa.Unavailable and
+// errTabNotOpened when the tab cannot be opened.
+func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
+	t, err := openTab(ctx, v.b)
+	if err != nil {
+		return VisitResult{}, fmt.Errorf("%w: %w: %w", kisa.Unavailable, errTabNotOpened, err)
+	}
+	defer t.close(v.log)
+	v.ctx, v.tab = t.ctx, t
+	return v.steps()
+}
+
+// steps performs the visit in order: set the kept cookies and the
+// identity, load the page (consent, CAPTCHA), then screenshot, settle,
+// screenshot, expand, screenshot, and read the result.
+func (v *visit) steps() (VisitResult, error) {
+	if err := v.tab.setCookies(v.p.cookies()); err != nil {
+		return VisitResult{}, err
+	}
+	if err := v.tab.identify(v.req.Language); err != nil {
+		return VisitResult{}, err
+	}
+	if err := v.load(); err != nil {
+		return VisitResult{}, err
+	}
+	if err := v.initialShot(); err != nil {
+		return VisitResult{}, err
+	}
+	var err error
+	if v.settled, err = v.settle(); err != nil {
+		return VisitResult{}, err
+	}
+	if err := v.capture(kisa.ShotAfterLoad); err != nil {
+		return VisitResult{}, err
+	}
+	if v.expanded, err = v.expand(); err != nil {
+		return VisitResult{}, err
+	}
+	if err := v.capture(kisa.ShotAfterExpand); err != nil {
+		return VisitResult{}, err
+	}
+	return v.result()
+}
+
+// load navigates to the request's URL and passes the consent page if it
+// shows. It returns an error wrapping kisa.Blocked on the CAPTCHA page and
+// one wrapping kisa.Unavailable when the page does not load.
+func (v *visit) load() error {
+	if err := chromedp.Run(v.ctx, chromedp.Navigate(v.req.URL)); err != nil {
+		return fmt.Errorf("%w: navigate: %w", kisa.Unavailable, err)
+	}
+	st, err := v.inspect()
+	if err != nil {
+		return err
+	}
+	if st.consent && !st.captcha {
+		if st, err = v.passConsent(); err != nil {
+			return err
+		}
+	}
+	if st.captcha {
+		v.log.Warn("blocked by CAPTCHA page", "at", redact(st.url))
+		return fmt.Errorf("%w: %s", kisa.Blocked, redact(st.url))
+	}
+	return nil
+}
+
+// pageState is what inspect reads from the page after a navigation.
+type pageState struct {
+	url     string
+	consent bool // the consent interstitial
+	captcha bool // the "unusual traffic" page
+}
+
+// inspect reads the page's URL and recognises the consent and the CAPTCHA
+// page with the selectors of package serp, in the page itself (no copy of
+// the HTML crosses over). It returns an error when the page cannot be read.
+func (v *visit) inspect() (pageState, error) {
+	var got struct {
+		URL     string `json:"url"`
+		Consent bool   `json:"consent"`
+		Captcha bool   `json:"captcha"`
+	}
+	js := fmt.Sprintf(`({url: location.href, consent: !!document.querySelector(%s), captcha: !!document.querySelector(%s)})`,
+		jsString(serp.ConsentRejectForm), jsString(serp.CaptchaForm))
+	if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &got)); err != nil {
+		return pageState{}, fmt.Errorf("inspect page: %w", err)
+	}
+	return pageState{url: got.URL, consent: got.Consent, captcha: got.Captcha || serp.IsCaptchaURL(got.URL)}, nil
+}
+
+// passConsent submits the consent page's reject-all form, waits for the
+// page it leads back to, and saves the browser context's cookies for the
+// tabs to come. It returns that page's state, and an error wrapping
+// kisa.Unavailable when the consent page does not go away.
+func (v *visit) passConsent() (pageState, error) {
+	js := fmt.Sprintf(`(() => {
+		const f = document.querySelector(%s);
+		if (!f) return false;
+		const b = f.querySelector('button, input[type="submit"]');
+		if (b) b.click(); else f.submit();
+		return true;
+	})()`, jsString(serp.ConsentRejectForm))
+	if _, err := chromedp.RunResponse(v.ctx, chromedp.Evaluate(js, nil)); err != nil {
+		return pageState{}, fmt.Errorf("%w: reject consent: %w", kisa.Unavailable, err)
+	}
+	st, err := v.inspect()
+	if err != nil {
+		return pageState{}, err
+	}
+	if st.consent {
+		return st, fmt.Errorf("%w: consent page still shown after rejecting", kisa.Unavailable)
+	}
+	jar, err := v.tab.cookies()
+	if err != nil {
+		return st, err
+	}
+	v.p.setCookies(jar)
+	v.log.Info("consent passed", "consents", v.p.consents.Add(1))
+	return st, nil
+}
+
+// initialShot takes the "initial" screenshot once the loaded page has
+// painted a frame (two animation frames after the load event).
+func (v *visit) initialShot() error {
+	if !v.req.Screenshots {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(v.ctx, paintWait)
+	defer cancel()
+	err := chromedp.Run(ctx, chromedp.Evaluate(
+		`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, nil, awaitPromise))
+	switch {
+	case v.ctx.Err() != nil:
+		return v.ctx.Err()
+	case err != nil:
+		v.log.Warn("no painted frame seen; taking the screenshot anyway", "err", err)
+	}
+	return v.capture(kisa.ShotInitial)
+}
+
+// awaitPromise makes an evaluation wait for the promise it returns.
+func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams {
+	return p.WithAwaitPromise(true)
+}
+
+// settle waits until the overview's text has been non-empty and unchanged
+// for SettleQuiet, reading its length and hash every pollEvery. It reports
+// false, without error, when OverviewWait passes first (one still
+// streaming), or when the loaded page has not announced an overview (its
+// block or hidden heading) within OverviewAppear. It returns an error
+// when the page cannot be read.
+func (v *visit) settle() (bool, error) {
+	js := fmt.Sprintf(`(() => {
+		const el = document.querySelector(%s);
+		const t = el ? el.textContent : "";
+		const announced = !!document.querySelector(%s) ||
+			[...document.querySelectorAll(%s)].some(h => %s.includes(h.textContent.trim()));
+		if (!t.trim()) return announced || document.readyState !== "complete" ? "" : "absent";
+		let h = 0;
+		for (let i = 0; i < t.length; i++) h = (Math.imul(h, 31) + t.charCodeAt(i)) | 0;
+		return t.length + ":" + h;
+	})()`, jsString(serp.OverviewBody), jsString(serp.OverviewContainer), jsString(serp.OverviewHeading),
+		jsStrings(serp.OverviewHeadings))
+	appear := v.p.cfg.OverviewAppear
+	if appear == 0 {
+		appear = v.p.cfg.OverviewWait
+	}
+	var last string
+	var since, absentSince time.Time
+	absent := false
+	settled, err := v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
+		var sig string
+		if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &sig)); err != nil {
+			return false, fmt.Errorf("read overview: %w", err)
+		}
+		if sig == "absent" {
+			if absentSince.IsZero() {
+				absentSince = now
+			}
+			absent = now.Sub(absentSince) >= appear
+			return absent, nil
+		}
+		absentSince = time.Time{}
+		if sig != last {
+			last, since = sig, now
+		}
+		return sig != "" && now.Sub(since) >= v.p.cfg.SettleQuiet, nil
+	})
+	return settled && !absent, err
+}
+
+// expand clicks the show-more control when the overview is collapsed,
+// waits until the control says it is expanded, and lets the text settle
+// again. It reports whether the overview was expanded; a control that does
+// not react is logged, not an error. It returns an error when the page
+// cannot be read or the tab ended.
+func (v *visit) expand() (bool, error) {
+	var collapsed bool
+	js := fmt.Sprintf(`!!document.querySelector(%s)`, jsString(serp.ShowMoreCollapsed))
+	if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &collapsed)); err != nil || !collapsed {
+		return false, err
+	}
+	if err := v.click(); err != nil {
+		return false, err
+	}
+	js = fmt.Sprintf(`document.querySelector(%s)?.getAttribute("aria-expanded") === "true"`, jsString(serp.ShowMore))
+	open, err := v.poll(v.p.cfg.OverviewWait, func(time.Time) (bool, error) {
+		var open bool
+		return open, chromedp.Run(v.ctx, chromedp.Evaluate(js, &open))
+	})
+	if err != nil || !open {
+		v.log.Warn("overview did not expand", "err", err)
+		return false, err
+	}
+	_, err = v.settle()
+	return true, err
+}
+
+// click clicks the collapsed show-more control with the mouse, waiting at
+// most OverviewWait for it to be visible. A control that stays hidden is
+// logged; only the tab ending is an error.
+func (v *visit) click() error {
+	ctx, cancel := context.WithTimeout(v.ctx, v.p.cfg.OverviewWait)
+	defer cancel()
+	err := chromedp.Run(ctx, chromedp.Click(serp.ShowMoreCollapsed, chromedp.ByQuery))
+	if err != nil && v.ctx.Err() == nil {
+		v.log.Warn("show-more control not clickable", "err", err)
+		return nil
+	}
+	return err
+}
+
+// poll calls check every pollEvery until it reports done or fails. It
+// reports false, without error, once limit has passed, and returns the
+// tab's error when the tab ends.
+func (v *visit) poll(limit time.Duration, check func(now time.Time) (bool, error)) (bool, error) {
+	deadline := time.Now().Add(limit)
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		if done, err := check(now); done || err != nil {
+			return done, err
+		}
+		if now.After(deadline) {
+			return false, nil
+		}
+		select {
+		case <-v.ctx.Done():
+			return false, v.ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// capture takes the viewport screenshot called name when the request asked
+// for screenshots. It returns an error when Chromium fails to take it or
+// it is not a PNG.
+func (v *visit) capture(name string) error {
+	if !v.req.Screenshots {
+		return nil
+	}
+	var png []byte
+	err := chromedp.Run(v.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		var err error
+		png, err = page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).WithFromSurface(true).Do(ctx)
+		return err
+	}))
+	if err != nil {
+		return fmt.Errorf("screenshot %s: %w", name, err)
+	}
+	if !bytes.HasPrefix(png, []byte(pngSignature)) {
+		return fmt.Errorf("screenshot %s: not a PNG", name)
+	}
+	v.shots[name] = png
+	return nil
+}
+
+// result reads the final URL and the page's HTML.
+func (v *visit) result() (VisitResult, error) {
+	res := VisitResult{Screenshots: v.shots}
+	err := chromedp.Run(v.ctx,
+		chromedp.Evaluate(`location.href`, &res.FinalURL),
+		chromedp.Evaluate(`document.documentElement.outerHTML`, &res.HTML))
+	if err != nil {
+		return VisitResult{}, fmt.Errorf("read page: %w", err)
+	}
+	return res, nil
 }
 
 // checkURL returns an error unless raw is an absolute http(s) URL.
@@ -138,4 +430,17 @@ func redact(raw string) string {
 	}
 	u.RawQuery, u.Fragment, u.User = "", "", nil
 	return u.String()
+}
+
+// jsStrings writes ss as a JavaScript array literal of strings.
+func jsStrings(ss []string) string {
+	b, _ := json.Marshal(ss) // strings always encode
+	return string(b)
+}
+
+// jsString quotes s as a JavaScript string literal (JSON strings are
+// JavaScript strings; json.Marshal also escapes U+2028 and U+2029).
+func jsString(s string) string {
+	b, _ := json.Marshal(s) // a string always encodes
+	return string(b)
 }

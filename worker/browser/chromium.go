@@ -16,7 +16,6 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
-
 	"github.com/chromedp/chromedp"
 )
 
@@ -44,9 +43,9 @@ const (
 	removeTries, removePause = 20, 50 * time.Millisecond
 )
 
-// browserProc is one running Chromium and the accounting of the visits in
-// it. The fields after drained are guarded by Pool.mu.
-type browserProc struct {
+// chromium is one running Chromium process and the accounting of the
+// visits in it. The fields after drained are guarded by Pool.mu.
+type chromium struct {
 	ctx        context.Context // the browser's chromedp context; done once Chromium is gone
 	closeCtx   func()          // cancels ctx, kills Chromium and waits for it; idempotent
 	closeAlloc func()          // cancels the allocator and waits for its goroutines
@@ -55,17 +54,32 @@ type browserProc struct {
 	userAgent  string        // Chromium's own user agent without "Headless"
 	drained    chan struct{} // closed when a draining browser has no visits left
 
-	jobs     int  // visits started
-	inflight int  // visits running
+	visits   int  // visits started
+	running  int  // visits running
 	served   int  // visits that succeeded
-	draining bool // takes no more visits; recycled once inflight is 0
+	draining bool // takes no more visits; recycled once running is 0
+}
+
+// findChromium resolves path, or the usual Chromium names when it is empty,
+// to an executable. It returns an error saying how to install Chromium.
+func findChromium(path string) (string, error) {
+	names := []string{"chromium", "chromium-browser", "google-chrome"}
+	if path != "" {
+		names = []string{path}
+	}
+	for _, name := range names {
+		if full, err := exec.LookPath(name); err == nil {
+			return full, nil
+		}
+	}
+	return "", fmt.Errorf("browser: no Chromium found (tried %q); install it with `apt-get install chromium` or set its path", names)
 }
 
 // launch starts a Chromium with its own profile directory and connects to
 // it. ctx aborts the launch only; the browser's own context has no
 // deadline, since a deadline on the first chromedp.Run kills the browser
 // when it passes. It returns an error when Chromium does not start.
-func (p *Pool) launch(ctx context.Context) (*browserProc, error) {
+func (p *Pool) launch(ctx context.Context) (*chromium, error) {
 	dir, err := os.MkdirTemp("", profilePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("make profile dir: %w", err)
@@ -77,7 +91,7 @@ func (p *Pool) launch(ctx context.Context) (*browserProc, error) {
 	bctx, cancel := chromedp.NewContext(allocCtx,
 		chromedp.WithLogf(p.cdpLogf(slog.LevelDebug)),
 		chromedp.WithErrorf(p.cdpLogf(slog.LevelWarn)))
-	b := &browserProc{ctx: bctx, closeCtx: sync.OnceFunc(cancel), closeAlloc: closeAlloc, dir: dir, drained: make(chan struct{})}
+	b := &chromium{ctx: bctx, closeCtx: sync.OnceFunc(cancel), closeAlloc: closeAlloc, dir: dir, drained: make(chan struct{})}
 	if err := b.allocate(ctx); err != nil {
 		b.destroy()
 		return nil, err
@@ -90,7 +104,7 @@ func (p *Pool) launch(ctx context.Context) (*browserProc, error) {
 // allocate runs chromedp's first Run on the browser context, which starts
 // Chromium, and records its pid. It returns an error when Chromium does
 // not start or ctx ends first.
-func (b *browserProc) allocate(ctx context.Context) error {
+func (b *chromium) allocate(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, b.closeCtx)
 	err := chromedp.Run(b.ctx)
 	if !stop() && err == nil {
@@ -112,8 +126,16 @@ func (b *browserProc) allocate(ctx context.Context) error {
 	return nil
 }
 
-// allocatorOptions are Chromium's flags: headless, no sandbox (the worker
-// runs as root), no background traffic, a fixed window, the profile dir.
+// allocatorOptions are Chromium's flags: headless, no background traffic,
+// a fixed window, the profile dir, and no sandbox. Chromium sandboxes its
+// renderers with a setuid helper (chrome-sandbox), which Debian's chromium
+// package does not ship, or else with unprivileged user namespaces, which
+// Docker's default seccomp profile refuses (clone and unshare with
+// CLONE_NEWUSER need CAP_SYS_ADMIN there). So in the image, where the
+// worker runs as the non-root user kisa (see the Dockerfile), Chromium
+// cannot sandbox itself, and the container is the boundary. (Run as root,
+// as on a test machine, Chromium does not start at all without
+// --no-sandbox.)
 func (p *Pool) allocatorOptions(dir string) []chromedp.ExecAllocatorOption {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(p.execPath),
@@ -155,7 +177,7 @@ func (p *Pool) cdpLogf(level slog.Level) func(string, ...any) {
 
 // shutdown closes b gracefully when it is still alive, then destroys it.
 // It returns an error when the profile directory could not be removed.
-func (p *Pool) shutdown(b *browserProc) error {
+func (p *Pool) shutdown(b *chromium) error {
 	if b.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(b.ctx, closeGrace)
 		if err := chromedp.Cancel(ctx); err != nil {
@@ -172,7 +194,7 @@ func (p *Pool) shutdown(b *browserProc) error {
 // allocator reaps the main process), kills its helpers and removes the
 // profile directory. It returns an error when the directory could not be
 // removed.
-func (b *browserProc) destroy() error {
+func (b *chromium) destroy() error {
 	b.closeCtx()
 	b.closeAlloc()
 	if b.pid > 0 {
@@ -183,6 +205,19 @@ func (b *browserProc) destroy() error {
 		syscall.Kill(-b.pid, syscall.SIGKILL)
 	}
 	return removeProfile(b.dir)
+}
+
+// removeProfile removes dir, retrying for a moment while helpers that were
+// just killed may still be writing into it. It returns the last error.
+func removeProfile(dir string) error {
+	var err error
+	for range removeTries {
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		time.Sleep(removePause)
+	}
+	return fmt.Errorf("remove chromium profile: %w", err)
 }
 
 // ownerFile, in a profile dir, holds the pid of the worker that made it.
@@ -211,22 +246,10 @@ func sweepProfiles(tmp string) int {
 	return removed
 }
 
-// removeProfile removes dir, retrying for a moment while helpers that were
-// just killed may still be writing into it. It returns the last error.
-func removeProfile(dir string) error {
-	var err error
-	for range removeTries {
-		if err = os.RemoveAll(dir); err == nil {
-			return nil
-		}
-		time.Sleep(removePause)
-	}
-	return fmt.Errorf("remove chromium profile: %w", err)
-}
-
 // reapOrphans reaps exited children without blocking, but only when this
-// process is PID 1 (in a container): Chromium's helpers are then
-// reparented to us. Elsewhere it does nothing, so as not to steal exit
+// process is PID 1 (a container started without an init; the image's
+// entrypoint is tini, which reaps them itself): Chromium's helpers are
+// then reparented to us. Elsewhere it does nothing, so as not to steal exit
 // statuses from exec.Cmd. It returns how many it reaped and whether no
 // child at all is left.
 func reapOrphans() (reaped int, none bool) {
