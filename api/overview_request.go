@@ -39,12 +39,13 @@ func (v validation) add(path, format string, args ...any) {
 	}
 }
 
-// parseOverviewRequest decodes and validates body. A body that is not a
-// JSON object is a 400; every other problem is a 422 naming all fields.
+// parseOverviewRequest decodes and validates body. A body that is not one
+// strict JSON object (decodeJSONObject) is a 400; every other problem is
+// a 422 naming all fields.
 func parseOverviewRequest(body []byte) (overview.Request, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil || top == nil {
-		return overview.Request{}, Errorf(CodeBadRequest, "request body must be a JSON object")
+	top, err := decodeJSONObject(body)
+	if err != nil {
+		return overview.Request{}, err
 	}
 	v := validation{}
 	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
@@ -97,6 +98,8 @@ func parseQuery(v validation, raw json.RawMessage) string {
 		v.add("query", "must not be empty")
 	case n > maxQueryChars:
 		v.add("query", "must be at most %d characters, got %d", maxQueryChars, n)
+	case hasControl(q):
+		v.add("query", "must not contain control characters")
 	}
 	return q
 }

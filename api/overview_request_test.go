@@ -132,13 +132,13 @@ func TestParseOverviewRequest(t *testing.T) {
 			wantErr: invalid(map[string]string{"query": "is required", "screenshots": "must be a boolean"})},
 
 		// Not a JSON object: 400.
-		{name: "not JSON", body: `query=coffee`, wantErr: notObject},
-		{name: "truncated JSON", body: `{"query":"coffee"`, wantErr: notObject},
+		{name: "not JSON", body: `query=coffee`, wantErr: Errorf(CodeBadRequest, "request body is not valid JSON (at byte 0)")},
+		{name: "truncated JSON", body: `{"query":"coffee"`, wantErr: Errorf(CodeBadRequest, "request body ends inside its JSON value (at byte 17)")},
 		{name: "JSON array", body: `[{"query":"coffee"}]`, wantErr: notObject},
 		{name: "JSON string", body: `"coffee"`, wantErr: notObject},
 		{name: "JSON null", body: `null`, wantErr: notObject},
 		{name: "empty", body: ``, wantErr: notObject},
-		{name: "two objects", body: `{"query":"a"}{"query":"b"}`, wantErr: notObject},
+		{name: "two objects", body: `{"query":"a"}{"query":"b"}`, wantErr: Errorf(CodeBadRequest, "request body has data after its JSON value (at byte 13)")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -208,7 +208,7 @@ func TestOverviewBodyHandling(t *testing.T) {
 		wantBody string
 	}{
 		{name: "malformed JSON", key: key, body: `{"query":`,
-			want: 400, wantBody: `{"status":false,"error":"request body must be a JSON object"}`},
+			want: 400, wantBody: `{"status":false,"error":"request body ends inside its JSON value (at byte 9)"}`},
 		{name: "JSON array", key: key, body: `["query"]`,
 			want: 400, wantBody: `{"status":false,"error":"request body must be a JSON object"}`},
 		{name: "no body", key: key, body: "",
