@@ -7,7 +7,18 @@ GO ?= go
 ENV_FILE := .data/services.env
 WITH_ENV := source ./$(ENV_FILE) &&
 
-.PHONY: help build services run test bench lint dashboard clean
+# Fuzz targets, one "package:FuzzName" a line; `make fuzz` runs each for
+# FUZZTIME, `make test` for FUZZTIME_SHORT after the tests.
+FUZZ_TARGETS := \
+	./api:FuzzOverviewRequest \
+	./api:FuzzAuthorization
+FUZZTIME ?= 2m
+FUZZTIME_SHORT ?= 5s
+# run-fuzz runs every target for the time given as $(1).
+run-fuzz = for t in $(FUZZ_TARGETS); do \
+	$(GO) test -run '^$$' -fuzz "^$${t\#\#*:}\$$" -fuzztime $(1) "$${t%%:*}" || exit 1; done
+
+.PHONY: help build services run test fuzz bench lint dashboard clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -22,8 +33,11 @@ services: ## find or start Postgres, Redis, MinIO, Chromium; write .data/service
 run: services build ## migrate, make a demo key, run serpfixture + worker + web on :8080
 	@$(WITH_ENV) bash scripts/run.sh
 
-test: services ## go vet and go test -race against the local services
-	$(WITH_ENV) $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./...
+test: services ## go vet, go test -race against the local services, then each fuzz target briefly
+	$(WITH_ENV) $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./... && $(call run-fuzz,$(FUZZTIME_SHORT))
+
+fuzz: services ## run each fuzz target for FUZZTIME (default 2m); failures land in testdata/fuzz
+	$(WITH_ENV) $(call run-fuzz,$(FUZZTIME))
 
 bench: services ## run the benchmarks
 	$(WITH_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
