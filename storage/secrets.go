@@ -31,6 +31,15 @@ type Secrets struct {
 
 // NewSecrets returns the secret store; key must be 32 bytes.
 func NewSecrets(db *DB, key []byte) (*Secrets, error) {
+	aead, err := newAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Secrets{db: db, aead: aead}, nil
+}
+
+// newAEAD returns AES-256-GCM under key; key must be 32 bytes.
+func newAEAD(key []byte) (cipher.AEAD, error) {
 	if len(key) != 32 {
 		return nil, errors.New("secrets key must be 32 bytes")
 	}
@@ -42,7 +51,7 @@ func NewSecrets(db *DB, key []byte) (*Secrets, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secrets cipher: %w", err)
 	}
-	return &Secrets{db: db, aead: aead}, nil
+	return aead, nil
 }
 
 func additionalData(account, id uuid.UUID) []byte {
@@ -52,18 +61,35 @@ func additionalData(account, id uuid.UUID) []byte {
 // Create encrypts value and stores it under name.
 func (s *Secrets) Create(ctx context.Context, account uuid.UUID, name, value string) (uuid.UUID, error) {
 	id := uuid.New()
-	nonce := make([]byte, s.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return uuid.Nil, fmt.Errorf("nonce: %w", err)
+	sealed, err := seal(s.aead, account, id, []byte(value))
+	if err != nil {
+		return uuid.Nil, err
 	}
-	sealed := s.aead.Seal(nonce, nonce, []byte(value), additionalData(account, id))
-	_, err := s.db.db.ExecContext(ctx, `
+	_, err = s.db.db.ExecContext(ctx, `
 		INSERT INTO secrets (id, account_id, name, value_enc) VALUES ($1, $2, $3, $4)`,
 		id, account, name, sealed)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("create secret: %w", err)
 	}
 	return id, nil
+}
+
+// seal encrypts plain for the secret id of account: nonce || ciphertext.
+func seal(aead cipher.AEAD, account, id uuid.UUID, plain []byte) ([]byte, error) {
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, fmt.Errorf("nonce: %w", err)
+	}
+	return aead.Seal(nonce, nonce, plain, additionalData(account, id)), nil
+}
+
+// open decrypts what seal made; it fails under another key, account or id.
+func open(aead cipher.AEAD, account, id uuid.UUID, sealed []byte) ([]byte, error) {
+	n := aead.NonceSize()
+	if len(sealed) < n {
+		return nil, errors.New("stored value too short")
+	}
+	return aead.Open(nil, sealed[:n], sealed[n:], additionalData(account, id))
 }
 
 // Get returns one of the account's secrets without its value, or ErrNotFound.
@@ -84,11 +110,7 @@ func (s *Secrets) Reveal(ctx context.Context, account, id uuid.UUID) (string, er
 	if err := notFound(err, "reveal secret"); err != nil {
 		return "", err
 	}
-	n := s.aead.NonceSize()
-	if len(sealed) < n {
-		return "", errors.New("reveal secret: stored value too short")
-	}
-	plain, err := s.aead.Open(nil, sealed[:n], sealed[n:], additionalData(account, id))
+	plain, err := open(s.aead, account, id, sealed)
 	if err != nil {
 		return "", fmt.Errorf("reveal secret: %w", err)
 	}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -98,6 +101,17 @@ func TestSecrets(t *testing.T) {
 		}
 		if bytes.Contains(enc, []byte(plain)) {
 			t.Errorf("secret %s stored in plain text", sid)
+		}
+		// The whole row, every column as PostgreSQL shows it (bytea in
+		// hex), holds the value in no form.
+		var row string
+		if err := db.SQL().QueryRowContext(ctx, `SELECT row_to_json(s)::text FROM secrets s WHERE id = $1`, sid).Scan(&row); err != nil {
+			t.Fatal(err)
+		}
+		for _, form := range []string{plain, hex.EncodeToString([]byte(plain)), base64.StdEncoding.EncodeToString([]byte(plain))} {
+			if strings.Contains(strings.ToLower(row), strings.ToLower(form)) {
+				t.Errorf("secret %s row holds its value as %q: %s", sid, form, row)
+			}
 		}
 		stored[sid] = enc
 	}

@@ -42,6 +42,7 @@ func adminCommands() []adminCommand {
 		{"cluster create", "create a knowledge-base cluster; prints {\"id\"}", defineClusterCreate},
 		{"integration create", "create an integration; prints {\"id\"}", defineIntegrationCreate},
 		{"secret create", "store a secret (encrypted); prints {\"id\"}", defineSecretCreate},
+		{"secret rotate-key", "re-encrypt every secret under KISA_SECRETS_KEY, the old key read from stdin; prints {\"rotated\",\"skipped\"}", defineSecretRotateKey},
 		{"demo", "create (or reuse) the demo account and print a new key for it", defineDemo},
 	}
 }
