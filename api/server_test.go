@@ -266,7 +266,11 @@ func TestNoSecretsLeak(t *testing.T) {
 		for _, path := range []string{"/v1/secrets/" + secretID.String(), "/v1/secrets/not-a-uuid", "/v1/knowledgebase", "/v1/integrations"} {
 			bodies = append(bodies, get(t, ts, path, k).Body)
 		}
-		for _, body := range []string{`{"query":"` + k + `"}`, `{"query":"x","colour":"` + plain + `"}`, `{"query":` + k} {
+		strict := []string{`{"query":"` + k + `","query":"` + plain + `"}`, `{"query":"x"} "` + k + `"`,
+			`{"query":"` + k + `\ud800"}`, "{\"query\":\"" + plain + "\xff\"}", `{"query":"` + plain + `\u0000"}`,
+			`{"query":"x","a":` + strings.Repeat("[", 20) + `"` + k + `"` + strings.Repeat("]", 20) + `}`,
+			`{"query":"x","cache":{"ttl":"` + plain + `"}}`, `{"query":"` + k + "\t" + `"}`}
+		for _, body := range append(strict, `{"query":"`+k+`"}`, `{"query":"x","colour":"`+plain+`"}`, `{"query":`+k) {
 			bodies = append(bodies, do(t, ts, request("POST", "/v1/networks/browser/ai-overview", k, body)).Body)
 		}
 		req := request("GET", "/v1/knowledgebase", "", "")
