@@ -143,8 +143,9 @@ func requestID(c *gin.Context) string {
 func (s *Server) logRequests(c *gin.Context) {
 	start := s.opts.Now()
 	c.Next()
+	method := knownMethod(c.Request.Method)
 	attrs := []any{
-		slog.String("method", c.Request.Method),
+		slog.String("method", method),
 		slog.String("route", c.FullPath()),
 		slog.Int("status", c.Writer.Status()),
 		slog.Duration("duration", s.opts.Now().Sub(start)),
@@ -154,12 +155,24 @@ func (s *Server) logRequests(c *gin.Context) {
 	if route == "" {
 		route = "unmatched"
 	}
-	s.metrics.add("kisa_http_requests_total", 1, "method", c.Request.Method, "route", route,
+	s.metrics.add("kisa_http_requests_total", 1, "method", method, "route", route,
 		"status", strconv.Itoa(c.Writer.Status()))
 	if p, ok := principalFrom(c.Request.Context()); ok {
 		attrs = append(attrs, slog.String("account", p.AccountID.String()))
 	}
 	s.log.InfoContext(c.Request.Context(), "request", attrs...)
+}
+
+// knownMethod returns an HTTP method for logs and metric labels: one of
+// the standard ones, or "other", since a client may send any token as its
+// method (its key, by mistake, or a new one per request).
+func knownMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // recoverPanics turns a panic into a 500 with an incident phrase; the

@@ -282,6 +282,13 @@ func TestNoSecretsLeak(t *testing.T) {
 		req = request("GET", "/test/panic-with-key", k, "")
 		req.Header.Set("X-Request-Id", k)
 		bodies = append(bodies, do(t, ts, req).Body)
+		// Any token is a method: the key sent as one reaches no log and no label.
+		bodies = append(bodies, do(t, ts, request(k, "/v1/knowledgebase", k, "")).Body)
+	}
+	// The metrics, last, carry every label the requests above made.
+	bodies = append(bodies, get(t, ts, "/metrics", "").Body)
+	if !strings.Contains(bodies[len(bodies)-1], `method="other"`) {
+		t.Errorf("no request counted under method=\"other\":\n%s", bodies[len(bodies)-1])
 	}
 	if bodies[0] == "" || !strings.Contains(bodies[0], MaskedValue) {
 		t.Fatalf("the secret was not read: %s", bodies[0])
