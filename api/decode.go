@@ -79,7 +79,7 @@ func syntaxProblem(body []byte, dec *jsontext.Decoder, err error) error {
 	at := se.ByteOffset
 	switch {
 	case errors.Is(se.Err, jsontext.ErrDuplicateName):
-		return Errorf(CodeBadRequest, "request body has the key %q twice", dottedPath(dec, se.JSONPointer))
+		return Errorf(CodeBadRequest, "request body has the key %q twice", shorten(dottedPath(dec, se.JSONPointer)))
 	case loneSurrogate(body, at):
 		return Errorf(CodeBadRequest, "request body has a lone UTF-16 surrogate %s at byte %d%s",
 			body[at:at+6], at, within(dec, se.JSONPointer))
@@ -106,7 +106,7 @@ func loneSurrogate(body []byte, at int64) bool {
 // within names the field a problem is in, if any.
 func within(dec *jsontext.Decoder, ptr jsontext.Pointer) string {
 	if path := dottedPath(dec, ptr); path != "" {
-		return fmt.Sprintf(" (in %q)", path)
+		return fmt.Sprintf(" (in %q)", shorten(path))
 	}
 	return ""
 }
@@ -129,6 +129,18 @@ func dottedPath(dec *jsontext.Decoder, ptr jsontext.Pointer) string {
 		}
 	}
 	return b.String()
+}
+
+// maxPathChars bounds a field path quoted in a message: keys are the
+// client's text, up to a whole body long.
+const maxPathChars = 100
+
+// shorten cuts path to maxPathChars characters, marking the cut with "...".
+func shorten(path string) string {
+	if utf8.RuneCountInString(path) <= maxPathChars {
+		return path
+	}
+	return string([]rune(path)[:maxPathChars]) + "..."
 }
 
 // inArray reports whether the decoder's stack level is an array.

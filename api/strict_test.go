@@ -120,6 +120,8 @@ func TestStrictInput(t *testing.T) {
 			want: 400, wantBody: bad(`request body has the key "cache.ttl" twice`)},
 		{name: "duplicate inside an array", body: `{"query":"a","x":[1,{"k":1,"k":2}]}`,
 			want: 400, wantBody: bad(`request body has the key "x[1].k" twice`)},
+		{name: "a long duplicate key is cut", body: `{"query":"a","` + strings.Repeat("ä", 200) + `":1,"` + strings.Repeat("ä", 200) + `":2}`,
+			want: 400, wantBody: bad(`request body has the key "` + strings.Repeat("ä", 100) + `..." twice`)},
 		{name: "same key in two objects is fine", body: `{"query":"a","fields":{"paragraphs":{"citations":["url"]},"citations":["url"]}}`,
 			want: 503, wantBody: accepted},
 
