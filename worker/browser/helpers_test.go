@@ -29,13 +29,15 @@ var offline = []chromedp.ExecAllocatorOption{
 }
 
 // testConfig is the pool configuration of the tests: short waits, so that
-// the package's tests stay quick, but with room for a busy machine.
+// the package's tests stay quick, but with room for a busy machine (under
+// -race and a load of many times the cores, reading the 2.4 MB captured
+// page alone has taken over 20 s).
 func testConfig(tb testing.TB) Config {
 	tb.Helper()
 	return Config{
 		ExecPath:     os.Getenv("KISA_CHROME_PATH"),
 		Tabs:         2,
-		JobTimeout:   30 * time.Second,
+		JobTimeout:   90 * time.Second,
 		SettleQuiet:  500 * time.Millisecond,
 		OverviewWait: 2 * time.Second,
 		Logger:       testLogger(tb),
