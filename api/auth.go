@@ -20,6 +20,9 @@ type Principal struct {
 	AccountID uuid.UUID
 	KeyID     uuid.UUID
 	Scopes    []string
+	// LimitAI and LimitOther are the account's budget overrides; nil
+	// keeps the configured default.
+	LimitAI, LimitOther *int
 }
 
 type principalKey struct{}
@@ -78,7 +81,8 @@ func (s *Server) principal(c *gin.Context) (Principal, error) {
 			Docs:    s.opts.DocsURL + "/errors#2fa-required",
 		}
 	}
-	return Principal{AccountID: key.AccountID, KeyID: key.ID, Scopes: key.Scopes()}, nil
+	return Principal{AccountID: key.AccountID, KeyID: key.ID, Scopes: key.Scopes(),
+		LimitAI: key.AI, LimitOther: key.Other}, nil
 }
 
 // loadKey reads a key from PostgreSQL and records its use.

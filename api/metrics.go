@@ -1,79 +1,53 @@
 package api
 
 import (
-	"fmt"
-	"io"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
+	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// metrics counts what operators watch, served at /metrics in the
-// Prometheus text format. Queue sizes come from asynq at scrape time.
+// metrics are the web process's own series, registered on the process's
+// registry. Queue sizes are not among them: the worker exports those, so
+// that a sum over processes does not count them once per web process.
 type metrics struct {
-	mu       sync.Mutex
-	counters map[string]float64 // full series name with labels → value
+	requests *prometheus.CounterVec   // method, route, status
+	duration *prometheus.HistogramVec // method, route
+	cache    *prometheus.CounterVec   // result: hit or miss
+	limiter  *prometheus.CounterVec   // budget, decision
 }
 
-func newMetrics() *metrics { return &metrics{counters: map[string]float64{}} }
-
-// add increases the series name{labels} by v; labels alternate key, value.
-func (m *metrics) add(name string, v float64, labels ...string) {
-	var b strings.Builder
-	b.WriteString(name)
-	if len(labels) > 0 {
-		b.WriteByte('{')
-		for i := 0; i+1 < len(labels); i += 2 {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, "%s=%q", labels[i], labels[i+1])
-		}
-		b.WriteByte('}')
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_http_requests_total",
+			Help: "HTTP requests by method, route template and status."}, []string{"method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by method and route template.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}, []string{"method", "route"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_overview_cache_requests_total",
+			Help: "AI overview requests answered from the cache (hit) or by a job (miss, also with the cache off)."}, []string{"result"}),
+		limiter: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_ratelimit_decisions_total",
+			Help: "Rate limiter decisions by budget (ai, other, concurrent) and decision (allowed, limited, error: Redis did not answer and the request passed)."},
+			[]string{"budget", "decision"}),
 	}
-	m.mu.Lock()
-	m.counters[b.String()] += v
-	m.mu.Unlock()
+	reg.MustRegister(m.requests, m.duration, m.cache, m.limiter)
+	return m
 }
 
-// write prints every series, sorted, with one TYPE line per metric name.
-func (m *metrics) write(w io.Writer) {
-	m.mu.Lock()
-	snapshot := maps.Clone(m.counters)
-	m.mu.Unlock()
-	typed := map[string]bool{}
-	for _, series := range slices.Sorted(maps.Keys(snapshot)) {
-		name, _, _ := strings.Cut(series, "{")
-		if !typed[name] {
-			kind := "counter"
-			if strings.HasSuffix(name, "_tasks") {
-				kind = "gauge"
-			}
-			fmt.Fprintf(w, "# TYPE %s %s\n", name, kind)
-			typed[name] = true
-		}
-		fmt.Fprintf(w, "%s %g\n", series, snapshot[series])
+// routeLabel is the request's route template (never its path), or
+// "unmatched" for a request no route matched.
+func routeLabel(c *gin.Context) string {
+	if r := c.FullPath(); r != "" {
+		return r
 	}
+	return "unmatched"
 }
 
-// serveMetrics answers /metrics: the counters, and the overview queue's
-// task counts by state when the overview runner is configured.
-func (s *Server) serveMetrics(c *gin.Context) {
-	m := newMetrics()
-	s.metrics.mu.Lock()
-	maps.Copy(m.counters, s.metrics.counters)
-	s.metrics.mu.Unlock()
-	if s.opts.Overviews != nil {
-		if q, err := s.opts.Overviews.QueueSizes(); err == nil {
-			for state, n := range q {
-				m.add("kisa_overview_queue_tasks", float64(n), "state", state)
-			}
-		}
-	}
-	c.Header("Content-Type", "text/plain; version=0.0.4")
-	c.Status(200)
-	m.write(c.Writer)
+// observe counts one answered request; the method is a standard one or
+// "other" (knownMethod), so that made-up methods make no new series.
+func (m *metrics) observe(c *gin.Context, took time.Duration) {
+	method, route := knownMethod(c.Request.Method), routeLabel(c)
+	m.requests.WithLabelValues(method, route, strconv.Itoa(c.Writer.Status())).Inc()
+	m.duration.WithLabelValues(method, route).Observe(took.Seconds())
 }

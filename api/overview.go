@@ -28,10 +28,9 @@ func (s *Server) overview(c *gin.Context) {
 	}
 	data, err := s.opts.Overviews.Run(c.Request.Context(), req)
 	if err != nil {
-		s.metrics.add("kisa_overview_requests_total", 1, "result", "failed")
 		s.writeError(c, err)
 		return
 	}
-	s.metrics.add("kisa_overview_requests_total", 1, "result", map[bool]string{true: "cached", false: "fresh"}[data.IsCached])
+	s.metrics.cache.WithLabelValues(map[bool]string{true: "hit", false: "miss"}[data.IsCached]).Inc()
 	writeData(c, data)
 }

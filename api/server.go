@@ -11,14 +11,15 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 )
@@ -34,13 +35,19 @@ type Options struct {
 	KeyPrefix   string
 	DocsURL     string
 	KeyCacheTTL time.Duration
-	// RateLimit is the requests per second each key may make on average
-	// in this process, RateBurst how many at once; 0 turns limiting off.
-	RateLimit    float64
-	RateBurst    int
-	Logger       *slog.Logger // nil discards
-	Now          func() time.Time
-	HealthChecks map[string]func(context.Context) error
+	Limits      Limits       // per-key request limits; no Redis: none
+	Logger      *slog.Logger // nil discards
+	Now         func() time.Time
+	// HealthChecks are the dependencies /readyz asks.
+	HealthChecks ops.Checks
+	// Registry receives the API's metrics; nil: a registry of its own.
+	Registry *prometheus.Registry
+	// AdminToken guards /metrics and /admin/queues; empty: neither route
+	// exists.
+	AdminToken string
+	// Dashboard is the queue dashboard served at /admin/queues (asynqmon,
+	// rooted there); nil: none.
+	Dashboard http.Handler
 }
 
 // Server is the HTTP API.
@@ -49,9 +56,15 @@ type Server struct {
 	log     *slog.Logger
 	keys    *keyCache
 	metrics *metrics
-	limiter *rateLimiter // nil: no limit
+	limiter *limiter // nil: no limits
 	router  *gin.Engine
 }
+
+// overviewPath is the route of AI overviews, which spend the AI budget.
+const overviewPath = "/v1/networks/browser/ai-overview"
+
+// DashboardPath is where the queue dashboard is served.
+const DashboardPath = "/admin/queues"
 
 // New builds the API with its routes.
 func New(opts Options) *Server {
@@ -61,11 +74,12 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: opts.Logger, keys: newKeyCache(opts.KeyCacheTTL, opts.Now),
-		metrics: newMetrics()}
-	if opts.RateLimit > 0 {
-		s.limiter = newRateLimiter(opts.RateLimit, opts.RateBurst, opts.Now)
+	if opts.Registry == nil {
+		opts.Registry = prometheus.NewRegistry()
 	}
+	s := &Server{opts: opts, log: opts.Logger, keys: newKeyCache(opts.KeyCacheTTL, opts.Now),
+		metrics: newMetrics(opts.Registry)}
+	s.limiter = newLimiter(opts.Limits, opts.Logger, s.metrics, opts.Now)
 	s.router = s.routes()
 	return s
 }
@@ -83,37 +97,34 @@ func (s *Server) routes() *gin.Engine {
 	r.Use(s.requestIDs, s.logRequests, s.recoverPanics, limitBody)
 	r.NoRoute(func(c *gin.Context) { s.writeError(c, Errorf(CodeNotFound, "no such endpoint")) })
 	r.NoMethod(func(c *gin.Context) { s.writeError(c, Errorf(CodeMethodNotAllowed, "method not allowed")) })
-	r.GET("/healthz", s.health)
-	r.GET("/metrics", s.serveMetrics)
+	r.GET("/livez", gin.WrapH(ops.Live()))
+	ready := gin.WrapH(ops.Ready(s.opts.HealthChecks, s.log))
+	r.GET("/readyz", ready)
+	r.GET("/healthz", ready) // the former name, kept as an alias
+	s.adminRoutes(r)
 
 	v1 := r.Group("/v1", s.authenticate, s.limitRate)
 	v1.GET("/knowledgebase", s.require(apikey.ScopeKnowledgebaseRead), s.listClusters)
 	v1.GET("/integrations", s.require(apikey.ScopeIntegrationsRead), s.listIntegrations)
 	v1.GET("/integrations/:id", s.require(apikey.ScopeIntegrationsRead), s.getIntegration)
 	v1.GET("/secrets/:id", s.require(apikey.ScopeSecretsRead), s.getSecret)
-	v1.POST("/networks/browser/ai-overview", s.require(apikey.ScopeOverviewRun), s.overview)
+	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), s.require(apikey.ScopeOverviewRun), s.limitConcurrent, s.overview)
 	return r
 }
 
-// health answers 200 when every backing service answers, 503 otherwise.
-func (s *Server) health(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
-	defer cancel()
-	checks := map[string]string{}
-	healthy := true
-	for name, check := range s.opts.HealthChecks {
-		checks[name] = "ok"
-		if err := check(ctx); err != nil {
-			s.log.WarnContext(ctx, "health check failed", "check", name, "error", err)
-			checks[name], healthy = "unavailable", false
-		}
-	}
-	if !healthy {
-		c.Abort()
-		writeJSON(c, http.StatusServiceUnavailable, errorBody{Error: "unhealthy", Errors: checks})
+// adminRoutes mounts /metrics and the queue dashboard behind the admin
+// token; with no token configured they do not exist (404).
+func (s *Server) adminRoutes(r *gin.Engine) {
+	token := s.opts.AdminToken
+	if token == "" {
 		return
 	}
-	writeData(c, checks)
+	r.GET("/metrics", gin.WrapH(ops.AdminOnly(token, ops.MetricsHandler(s.opts.Registry, s.log))))
+	if s.opts.Dashboard != nil {
+		h := gin.WrapH(ops.AdminOnly(token, s.opts.Dashboard))
+		r.Any(DashboardPath, h)
+		r.Any(DashboardPath+"/*path", h)
+	}
 }
 
 type requestIDKey struct{}
@@ -143,20 +154,15 @@ func requestID(c *gin.Context) string {
 func (s *Server) logRequests(c *gin.Context) {
 	start := s.opts.Now()
 	c.Next()
-	method := knownMethod(c.Request.Method)
+	took := s.opts.Now().Sub(start)
 	attrs := []any{
-		slog.String("method", method),
-		slog.String("route", c.FullPath()),
+		slog.String("method", knownMethod(c.Request.Method)),
+		slog.String("route", routeLabel(c)),
 		slog.Int("status", c.Writer.Status()),
-		slog.Duration("duration", s.opts.Now().Sub(start)),
+		slog.Duration("duration", took),
 		slog.String("request_id", requestID(c)),
 	}
-	route := c.FullPath()
-	if route == "" {
-		route = "unmatched"
-	}
-	s.metrics.add("kisa_http_requests_total", 1, "method", method, "route", route,
-		"status", strconv.Itoa(c.Writer.Status()))
+	s.metrics.observe(c, took)
 	if p, ok := principalFrom(c.Request.Context()); ok {
 		attrs = append(attrs, slog.String("account", p.AccountID.String()))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -176,21 +177,28 @@ func TestInternalErrorIsNotEchoed(t *testing.T) {
 func TestHealth(t *testing.T) {
 	ok := func(context.Context) error { return nil }
 	down := func(context.Context) error { return errors.New("dial tcp: refused") }
+	slow := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	allUp := `{"status":true,"data":{"minio":"ok","postgres":"ok","redis":"ok"}}`
 	tests := []struct {
 		name     string
-		checks   map[string]func(context.Context) error
+		checks   ops.Checks
+		path     string
 		want     int
 		wantBody string
 	}{
-		{name: "all up", checks: map[string]func(context.Context) error{"postgres": ok, "redis": ok},
-			want: 200, wantBody: `{"status":true,"data":{"postgres":"ok","redis":"ok"}}`},
-		{name: "one down", checks: map[string]func(context.Context) error{"postgres": ok, "redis": down},
-			want: 503, wantBody: `{"status":false,"error":"unhealthy","errors":{"postgres":"ok","redis":"unavailable"}}`},
+		{name: "ready", checks: ops.Checks{"postgres": ok, "redis": ok, "minio": ok}, path: "/readyz", want: 200, wantBody: allUp},
+		{name: "healthz is readyz", checks: ops.Checks{"postgres": ok, "redis": ok, "minio": ok}, path: "/healthz", want: 200, wantBody: allUp},
+		{name: "redis down", checks: ops.Checks{"postgres": ok, "redis": down, "minio": ok}, path: "/readyz", want: 503,
+			wantBody: `{"status":false,"error":"not ready: redis unavailable","errors":{"minio":"ok","postgres":"ok","redis":"unavailable"}}`},
+		{name: "two down, one of them hanging", checks: ops.Checks{"postgres": slow, "redis": ok, "minio": down}, path: "/healthz", want: 503,
+			wantBody: `{"status":false,"error":"not ready: minio, postgres unavailable","errors":{"minio":"unavailable","postgres":"unavailable","redis":"ok"}}`},
+		{name: "live while everything is down", checks: ops.Checks{"postgres": down, "redis": down, "minio": down}, path: "/livez", want: 200,
+			wantBody: `{"status":true,"data":{"process":"ok"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := newTestServer(t, 0, func(o *Options) { o.HealthChecks = tt.checks })
-			checkJSON(t, get(t, ts, "/healthz", ""), tt.want, tt.wantBody)
+			checkJSON(t, get(t, ts, tt.path, ""), tt.want, tt.wantBody)
 		})
 	}
 }
@@ -240,7 +248,7 @@ func TestOverviewBodyHandling(t *testing.T) {
 // TestNoSecretsLeak runs successes and failures and checks that no
 // secret value and no full API key reaches a log line or a body.
 func TestNoSecretsLeak(t *testing.T) {
-	ts := newTestServer(t, 0)
+	ts := newTestServer(t, 0, func(o *Options) { o.AdminToken = testAdminToken })
 	ctx := context.Background()
 	acc, key := newCaller(t, ts.db)
 	plain := "plain-secret-" + testenv.RandomHex(12)
@@ -286,7 +294,9 @@ func TestNoSecretsLeak(t *testing.T) {
 		bodies = append(bodies, do(t, ts, request(k, "/v1/knowledgebase", k, "")).Body)
 	}
 	// The metrics, last, carry every label the requests above made.
-	bodies = append(bodies, get(t, ts, "/metrics", "").Body)
+	metrics := request(http.MethodGet, "/metrics", "", "")
+	metrics.Header.Set("Authorization", "Bearer "+testAdminToken)
+	bodies = append(bodies, do(t, ts, metrics).Body)
 	if !strings.Contains(bodies[len(bodies)-1], `method="other"`) {
 		t.Errorf("no request counted under method=\"other\":\n%s", bodies[len(bodies)-1])
 	}

@@ -6,6 +6,7 @@ package config
 import (
 	"encoding/base64"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,13 +22,16 @@ type Config struct {
 	DatabaseURL string // DATABASE_URL
 	RedisURL    string // REDIS_URL
 
-	APIKeyPrefix string        // KISA_API_KEY_PREFIX: prefix of every API key
-	SecretsKey   []byte        // KISA_SECRETS_KEY: 32-byte AES-256-GCM key for secret values
-	DocsURL      string        // KISA_DOCS_URL: base of the docs links in errors
-	KeyCacheTTL  time.Duration // KISA_KEY_CACHE_TTL: how long a key lookup is reused
-	RateLimit    float64       // KISA_RATE_LIMIT: requests per second per key and process
-	RateBurst    int           // KISA_RATE_BURST: requests a key may make at once
-	LogLevel     string        // KISA_LOG_LEVEL: debug, info, warn, error
+	APIKeyPrefix    string        // KISA_API_KEY_PREFIX: prefix of every API key
+	SecretsKey      []byte        // KISA_SECRETS_KEY: 32-byte AES-256-GCM key for secret values
+	DocsURL         string        // KISA_DOCS_URL: base of the docs links in errors
+	KeyCacheTTL     time.Duration // KISA_KEY_CACHE_TTL: how long a key lookup is reused
+	LimitAI         int           // KISA_LIMIT_AI: AI requests per minute and key; 0 = none
+	LimitOther      int           // KISA_LIMIT_OTHER: other requests per minute and key; 0 = none
+	LimitConcurrent int           // KISA_LIMIT_CONCURRENT: overview requests of a key waiting at once
+	AdminToken      string        // KISA_ADMIN_TOKEN: guards /metrics and /admin/queues; empty = off
+	WorkerAddr      string        // KISA_WORKER_ADDR: the worker's health and metrics listener
+	LogLevel        string        // KISA_LOG_LEVEL: debug, info, warn, error
 
 	OverviewTimeout time.Duration // KISA_OVERVIEW_TIMEOUT: how long the API waits for a job
 	JobTimeout      time.Duration // KISA_JOB_TIMEOUT: how long one browser visit may take
@@ -50,6 +54,10 @@ type Config struct {
 	CDNURL      string // KISA_CDN_URL: public base of screenshot URLs
 }
 
+// MaxLimit is the largest request budget accepted, in the configuration
+// and per account.
+const MaxLimit = 1_000_000_000
+
 // Var describes one environment variable: its name, its default and what
 // it sets. Vars is the list README's configuration table is checked against.
 type Var struct {
@@ -66,8 +74,11 @@ var Vars = []Var{
 	{"KISA_SECRETS_KEY", "", "Required by `web` and `admin`: 32 random bytes, base64, that encrypt secret values (AES-256-GCM)."},
 	{"KISA_DOCS_URL", "https://docs.kisa.dev", "Base of the `docs` links in error bodies."},
 	{"KISA_KEY_CACHE_TTL", "30s", "How long a verified API key is reused without asking PostgreSQL; a revoked key stops working within this bound."},
-	{"KISA_RATE_LIMIT", "10", "Requests per second each API key may make, on average, to one web process (0: no limit); over it the API answers 429."},
-	{"KISA_RATE_BURST", "20", "Requests an API key may make at once before KISA_RATE_LIMIT applies."},
+	{"KISA_LIMIT_AI", "60", "AI requests (the overview endpoint) each API key may make per minute, counted in Redis across all web processes (0: no limit); `kisa admin account set-limits` overrides it per account."},
+	{"KISA_LIMIT_OTHER", "450", "Every other request each API key may make per minute, counted like KISA_LIMIT_AI (0: no limit)."},
+	{"KISA_LIMIT_CONCURRENT", "10", "AI overview requests of one API key waiting at once, across all web processes (0: no limit); more are answered 429."},
+	{"KISA_ADMIN_TOKEN", "", "Token that opens `/metrics` and the `/admin/queues` dashboard (bearer, or HTTP basic with any user name); empty: those routes do not exist."},
+	{"KISA_WORKER_ADDR", "127.0.0.1:9091", "Listener of `kisa worker` for `/livez`, `/readyz` and `/metrics`."},
 	{"KISA_LOG_LEVEL", "info", "debug, info, warn or error."},
 	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its job before answering 503; at least KISA_JOB_TIMEOUT + 15s, so that one attempt of the worker can finish."},
 	{"KISA_JOB_TIMEOUT", "45s", "How long one browser visit may take."},
@@ -113,8 +124,11 @@ func Load(getenv func(string) string) (Config, error) {
 		SecretsKey:         p.key("KISA_SECRETS_KEY"),
 		DocsURL:            strings.TrimRight(get("KISA_DOCS_URL"), "/"),
 		KeyCacheTTL:        p.duration("KISA_KEY_CACHE_TTL"),
-		RateLimit:          p.float("KISA_RATE_LIMIT"),
-		RateBurst:          p.int("KISA_RATE_BURST"),
+		LimitAI:            p.int("KISA_LIMIT_AI"),
+		LimitOther:         p.int("KISA_LIMIT_OTHER"),
+		LimitConcurrent:    p.int("KISA_LIMIT_CONCURRENT"),
+		AdminToken:         get("KISA_ADMIN_TOKEN"),
+		WorkerAddr:         get("KISA_WORKER_ADDR"),
 		LogLevel:           get("KISA_LOG_LEVEL"),
 		OverviewTimeout:    p.duration("KISA_OVERVIEW_TIMEOUT"),
 		JobTimeout:         p.duration("KISA_JOB_TIMEOUT"),
@@ -156,15 +170,6 @@ func (p *parser) int(name string) int {
 		p.fail(name, v, "a whole number")
 	}
 	return n
-}
-
-func (p *parser) float(name string) float64 {
-	v := p.get(name)
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		p.fail(name, v, "a number")
-	}
-	return f
 }
 
 func (p *parser) bool(name string) bool {
@@ -216,8 +221,11 @@ func (c Config) Validate() error {
 		{validPrefix(c.APIKeyPrefix), "KISA_API_KEY_PREFIX", "1 to 16 letters or digits"},
 		{validURL(c.DocsURL, "http", "https"), "KISA_DOCS_URL", "an http(s) URL"},
 		{c.KeyCacheTTL >= 0 && c.KeyCacheTTL <= 10*time.Minute, "KISA_KEY_CACHE_TTL", "between 0s and 10m"},
-		{c.RateLimit >= 0 && c.RateLimit <= 1e6, "KISA_RATE_LIMIT", "between 0 and 1000000"},
-		{c.RateBurst >= 1, "KISA_RATE_BURST", "at least 1"},
+		{c.LimitAI >= 0 && c.LimitAI <= MaxLimit, "KISA_LIMIT_AI", "between 0 and 1000000000"},
+		{c.LimitOther >= 0 && c.LimitOther <= MaxLimit, "KISA_LIMIT_OTHER", "between 0 and 1000000000"},
+		{c.LimitConcurrent >= 0 && c.LimitConcurrent <= MaxLimit, "KISA_LIMIT_CONCURRENT", "between 0 and 1000000000"},
+		{c.AdminToken == "" || len(c.AdminToken) >= 16, "KISA_ADMIN_TOKEN", "empty or at least 16 characters"},
+		{validHostPort(c.WorkerAddr), "KISA_WORKER_ADDR", "host:port"},
 		{validLevel(c.LogLevel), "KISA_LOG_LEVEL", "debug, info, warn or error"},
 		{c.OverviewTimeout >= time.Second, "KISA_OVERVIEW_TIMEOUT", "at least 1s"},
 		{c.JobTimeout >= time.Second, "KISA_JOB_TIMEOUT", "at least 1s"},
@@ -278,6 +286,12 @@ func validURL(s string, schemes ...string) bool {
 		}
 	}
 	return false
+}
+
+func validHostPort(s string) bool {
+	_, port, err := net.SplitHostPort(s)
+	n, perr := strconv.Atoi(port)
+	return err == nil && perr == nil && n >= 0 && n < 65536
 }
 
 func validPrefix(s string) bool {

@@ -17,6 +17,9 @@ type APIKey struct {
 	ScopeList        string     `db:"scopes"`
 	RevokedAt        *time.Time `db:"revoked_at"`
 	TwoFactorEnabled bool       `db:"two_factor_enabled"`
+	// AccountLimits are the account's budget overrides, read with the
+	// key so that a request needs no query of its own for them.
+	AccountLimits
 }
 
 // Scopes returns the key's scopes.
@@ -46,7 +49,7 @@ func (s *DB) APIKeyByLookup(ctx context.Context, lookup string) (APIKey, error) 
 	var k APIKey
 	err := s.db.GetContext(ctx, &k, `
 		SELECT k.id, k.account_id, k.secret_hash, array_to_string(k.scopes, ',') AS scopes,
-		       k.revoked_at, a.two_factor_enabled
+		       k.revoked_at, a.two_factor_enabled, a.limit_ai, a.limit_other
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.lookup = $1`, lookup)
 	return k, notFound(err, "api key by lookup")

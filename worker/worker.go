@@ -32,6 +32,7 @@ type Handler struct {
 	searchURL *url.URL
 	log       *slog.Logger
 	now       func() time.Time
+	observer  JobObserver // nil: none
 }
 
 // HandlerOptions are the dependencies of a Handler.
@@ -42,6 +43,7 @@ type HandlerOptions struct {
 	SearchURL   string
 	Logger      *slog.Logger // nil discards
 	Now         func() time.Time
+	Observer    JobObserver // told how each attempt ended; nil: none
 }
 
 // NewHandler returns the task handler; it fails when SearchURL is not a URL.
@@ -56,7 +58,8 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, searchURL: u, log: o.Logger, now: o.Now}, nil
+	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, searchURL: u, log: o.Logger, now: o.Now,
+		observer: o.Observer}, nil
 }
 
 // ProcessTask visits the page of one overview task and publishes the
@@ -71,6 +74,7 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	log := h.log.With("task", p.Key)
 	start := h.now()
 	res, err := h.visit(ctx, p)
+	h.observe(ctx, start, res, err)
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
 	}

@@ -37,6 +37,7 @@ func adminCommands() []adminCommand {
 	return []adminCommand{
 		{"account create", "create an account; prints {\"id\"}", defineAccountCreate},
 		{"account set-2fa", "record whether an account has 2FA enabled", defineSet2FA},
+		{"account set-limits", "set the per-minute budgets of an account's keys (null: the default)", defineSetLimits},
 		{"key create", "create an API key; prints {\"id\",\"key\"} (the key is shown this once)", defineKeyCreate},
 		{"key revoke", "revoke an API key", defineKeyRevoke},
 		{"cluster create", "create a knowledge-base cluster; prints {\"id\"}", defineClusterCreate},

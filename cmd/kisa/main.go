@@ -46,6 +46,7 @@ func commands() []command {
 		{"worker", "run a browser worker (asynq server with a pool of Chromium tabs)", runWorker},
 		{"migrate", "apply the database migrations (safe to run from several processes)", runMigrate},
 		{"admin", "manage accounts, keys and resources (kisa admin --help)", runAdmin},
+		{"healthcheck", "exit 0 when the local web (or, with --worker, worker) is ready; for containers", runHealthcheck},
 	}
 }
 

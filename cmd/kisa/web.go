@@ -14,6 +14,7 @@ import (
 
 	"github.com/kisa-dev/kisa/api"
 	"github.com/kisa-dev/kisa/migrations"
+	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 )
@@ -39,14 +40,24 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	defer rdb.Close()
 	client := asynq.NewClientFromRedisClient(rdb)
 	inspector := asynq.NewInspectorFromRedisClient(rdb)
+	dashboard, err := newDashboard(cfg)
+	if err != nil {
+		return err
+	}
+	if dashboard != nil {
+		defer dashboard.Close()
+	}
 	srv := api.New(api.Options{
 		DB: db, Secrets: secrets, KeyPrefix: cfg.APIKeyPrefix, DocsURL: cfg.DocsURL,
-		KeyCacheTTL: cfg.KeyCacheTTL, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, Logger: log,
+		KeyCacheTTL: cfg.KeyCacheTTL, Logger: log,
+		Limits: api.Limits{Redis: rdb, AI: cfg.LimitAI, Other: cfg.LimitOther, Concurrent: cfg.LimitConcurrent,
+			Hold: cfg.OverviewTimeout + 30*time.Second},
+		Registry: ops.NewRegistry(), AdminToken: cfg.AdminToken, Dashboard: dashboardHandler(dashboard),
 		Overviews: overview.New(overview.Options{
 			Results: storage.NewResults(rdb, redisPrefix), Client: client, Inspector: inspector,
 			Screenshots: shots, Timing: cfg.Timing(), Logger: log,
 		}),
-		HealthChecks: map[string]func(context.Context) error{
+		HealthChecks: ops.Checks{
 			"postgres": db.Ping,
 			"redis":    func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 			"minio":    shots.Ping,

@@ -3,7 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
 
+	"github.com/hibiken/asynq"
+
+	"github.com/kisa-dev/kisa/config"
+	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker"
 	"github.com/kisa-dev/kisa/worker/browser"
@@ -28,12 +37,26 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	reg := ops.NewRegistry()
+	metrics := worker.NewMetrics(reg, pool)
+	reg.MustRegister(ops.NewQueueCollector(asynq.NewInspectorFromRedisClient(rdb), jobs.QueueOverview))
+	opsCtx, stopOps := context.WithCancel(ctx)
+	defer stopOps()
+	served, err := serveWorkerOps(opsCtx, cfg, ops.Mux(ops.Checks{
+		"redis":   func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		"minio":   shots.Ping,
+		"browser": func(context.Context) error { return pool.Ready() },
+	}, reg, cfg.AdminToken, log), log)
+	if err != nil {
+		return err
+	}
+	defer func() { stopOps(); <-served }()
 	if err := pool.Start(ctx); err != nil {
 		return err
 	}
 	defer pool.Close()
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots,
-		Results: storage.NewResults(rdb, redisPrefix), SearchURL: cfg.SearchURL, Logger: log})
+		Results: storage.NewResults(rdb, redisPrefix), SearchURL: cfg.SearchURL, Logger: log, Observer: metrics})
 	if err != nil {
 		return err
 	}
@@ -45,4 +68,23 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	<-ctx.Done()
 	srv.Shutdown()
 	return nil
+}
+
+// serveWorkerOps serves the worker's health and metrics on
+// KISA_WORKER_ADDR until ctx ends; the channel is closed once it stopped.
+func serveWorkerOps(ctx context.Context, cfg config.Config, h http.Handler, log *slog.Logger) (<-chan struct{}, error) {
+	ln, err := net.Listen("tcp", cfg.WorkerAddr)
+	if err != nil {
+		return nil, fmt.Errorf("KISA_WORKER_ADDR: %w", err)
+	}
+	log.Info("worker health and metrics listening", "addr", ln.Addr().String())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		if err := serve(ctx, hs, ln, 5*time.Second); err != nil {
+			log.Error("worker health listener", "error", err)
+		}
+	}()
+	return done, nil
 }

@@ -1,0 +1,200 @@
+package api
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"log/slog"
+	"math"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+)
+
+// Limits are the per-key request limits (spec sections 7 and 8). They are
+// kept in Redis, so that they hold across any number of web processes.
+type Limits struct {
+	Redis      redis.UniversalClient // nil: no limits
+	AI         int                   // AI requests (overviews) per minute and key; 0: no limit
+	Other      int                   // every other request per minute and key; 0: no limit
+	Concurrent int                   // overview requests of one key waiting at once; 0: no limit
+	// Hold is the longest a request keeps its concurrency slot: the slot
+	// of a process that died frees itself after it.
+	Hold time.Duration
+}
+
+// Budgets, as named in the metrics and Redis keys.
+const (
+	budgetAI         = "ai"
+	budgetOther      = "other"
+	budgetConcurrent = "concurrent"
+)
+
+// limiterRetry is how long the limiter lets requests through without
+// asking Redis after Redis failed, so that reads stay fast while it is down.
+const limiterRetry = 5 * time.Second
+
+// limiter applies Limits; it fails open: when Redis does not answer,
+// requests pass, and the failure is logged at most once a minute.
+type limiter struct {
+	cfg     Limits
+	gcra    *redis_rate.Limiter
+	conc    *redis.Script
+	log     *slog.Logger
+	metrics *metrics
+	now     func() time.Time
+
+	skipUntil atomic.Int64 // unix nanoseconds: until then Redis is not asked
+	loggedAt  atomic.Int64 // unix nanoseconds of the last "limiter down" log
+}
+
+//go:embed concurrency.lua
+var concurrencyScript string
+
+func newLimiter(cfg Limits, log *slog.Logger, m *metrics, now func() time.Time) *limiter {
+	if cfg.Redis == nil {
+		return nil
+	}
+	return &limiter{cfg: cfg, gcra: redis_rate.NewLimiter(cfg.Redis), conc: redis.NewScript(concurrencyScript),
+		log: log, metrics: m, now: now}
+}
+
+// budget returns the per-minute budget that applies to a request of p:
+// the account's override, else the configured default.
+func (l *limiter) budget(p Principal, ai bool) (string, int) {
+	if ai {
+		return budgetAI, valueOr(p.LimitAI, l.cfg.AI)
+	}
+	return budgetOther, valueOr(p.LimitOther, l.cfg.Other)
+}
+
+func valueOr(p *int, def int) int {
+	if p != nil {
+		return *p
+	}
+	return def
+}
+
+// down reports whether Redis failed moments ago.
+func (l *limiter) down() bool { return l.now().UnixNano() < l.skipUntil.Load() }
+
+// failed records that Redis did not answer: the request passes, the
+// metric counts it, and one line a minute is logged.
+func (l *limiter) failed(ctx context.Context, budget string, err error) {
+	l.metrics.limiter.WithLabelValues(budget, "error").Inc()
+	now := l.now().UnixNano()
+	l.skipUntil.Store(now + int64(limiterRetry))
+	last := l.loggedAt.Load()
+	if now-last >= int64(time.Minute) && l.loggedAt.CompareAndSwap(last, now) {
+		l.log.WarnContext(ctx, "rate limiter cannot reach Redis; requests pass unlimited", "error", err)
+	}
+}
+
+// limitRate spends one request of the caller's budget: the AI budget on
+// the overview route, the other one elsewhere. It sets the RateLimit-*
+// headers, and answers 429 with Retry-After when the budget is spent. It
+// runs after authenticate, so refused credentials spend nothing.
+func (s *Server) limitRate(c *gin.Context) {
+	l := s.limiter
+	if l == nil {
+		c.Next()
+		return
+	}
+	budget, limit := l.budget(mustPrincipal(c), c.FullPath() == overviewPath)
+	if limit <= 0 {
+		c.Next()
+		return
+	}
+	if l.down() {
+		l.metrics.limiter.WithLabelValues(budget, "error").Inc()
+		c.Next()
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), time.Second)
+	res, err := l.gcra.Allow(ctx, "kisa:"+budget+":"+mustPrincipal(c).KeyID.String(), redis_rate.PerMinute(limit))
+	cancel()
+	if err != nil {
+		l.failed(c.Request.Context(), budget, err)
+		c.Next()
+		return
+	}
+	setRateHeaders(c, limit, res)
+	if res.Allowed == 0 {
+		l.metrics.limiter.WithLabelValues(budget, "limited").Inc()
+		wait := ceilSeconds(res.RetryAfter)
+		s.writeError(c, &Error{Code: CodeRateLimited, RetryAfter: wait, Message: fmt.Sprintf(
+			"rate limit exceeded: this API key may make %d %s a minute; retry in %d %s",
+			limit, map[string]string{budgetAI: "AI requests", budgetOther: "requests of this kind"}[budget],
+			wait, plural(wait, "second", "seconds"))})
+		return
+	}
+	l.metrics.limiter.WithLabelValues(budget, "allowed").Inc()
+	c.Next()
+}
+
+// setRateHeaders tells the client its budget: the limit per minute, what
+// is left of it, and in how many seconds it is whole again.
+func setRateHeaders(c *gin.Context, limit int, res *redis_rate.Result) {
+	c.Header("RateLimit-Limit", strconv.Itoa(limit))
+	c.Header("RateLimit-Remaining", strconv.Itoa(max(0, res.Remaining)))
+	c.Header("RateLimit-Reset", strconv.Itoa(max(0, int(math.Ceil(res.ResetAfter.Seconds())))))
+}
+
+func ceilSeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// concurrentRetry is the Retry-After of a request refused for having too
+// many overview requests of its key waiting.
+const concurrentRetry = 5
+
+// limitConcurrent holds one of the key's Concurrent slots while an
+// overview request runs, in a Redis sorted set of request ids whose
+// scores are the slots' expiry times; a request over the limit is
+// answered 429.
+func (s *Server) limitConcurrent(c *gin.Context) {
+	l := s.limiter
+	if l == nil || l.cfg.Concurrent <= 0 || l.down() {
+		c.Next()
+		return
+	}
+	set := "kisa:concurrent:" + mustPrincipal(c).KeyID.String()
+	slot := uuid.NewString()
+	ctx, cancel := context.WithTimeout(c.Request.Context(), time.Second)
+	got, err := l.conc.Run(ctx, l.cfg.Redis, []string{set}, slot, l.cfg.Concurrent, l.cfg.Hold.Milliseconds()).Int()
+	cancel()
+	switch {
+	case err != nil:
+		l.failed(c.Request.Context(), budgetConcurrent, err)
+		c.Next()
+		return
+	case got == 0:
+		l.metrics.limiter.WithLabelValues(budgetConcurrent, "limited").Inc()
+		s.writeError(c, &Error{Code: CodeRateLimited, RetryAfter: concurrentRetry, Message: fmt.Sprintf(
+			"too many AI overview requests of this API key are waiting at once (at most %d); retry in %d seconds",
+			l.cfg.Concurrent, concurrentRetry)})
+		return
+	}
+	l.metrics.limiter.WithLabelValues(budgetConcurrent, "allowed").Inc()
+	defer l.release(c.Request.Context(), set, slot)
+	c.Next()
+}
+
+// release frees a concurrency slot, even when the request was cancelled.
+func (l *limiter) release(ctx context.Context, set, slot string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	if err := l.cfg.Redis.ZRem(ctx, set, slot).Err(); err != nil {
+		l.log.WarnContext(ctx, "free concurrency slot (it expires by itself)", "error", err)
+	}
+}

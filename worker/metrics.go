@@ -1,0 +1,98 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/worker/browser"
+)
+
+// The outcomes of one attempt at an overview task, as counted in the
+// metrics.
+const (
+	OutcomeOK          = "ok"          // the page had an overview
+	OutcomeNoOverview  = "no_overview" // the page had none
+	OutcomeCaptcha     = "captcha"     // the search engine showed its CAPTCHA page
+	OutcomeTimeout     = "timeout"     // the visit or the task ran out of time
+	OutcomeUnavailable = "unavailable" // the browser or screenshot storage failed
+	OutcomeError       = "error"       // anything else
+)
+
+// JobObserver is told how each attempt at an overview task ended and how
+// long it took; Metrics is the one a worker process uses.
+type JobObserver interface {
+	JobDone(outcome string, took time.Duration)
+}
+
+// Metrics are a worker process's series: jobs by outcome with their
+// durations, the browser's launches and its busy tabs.
+type Metrics struct {
+	jobs     *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// NewMetrics registers the worker's series on reg; pool, when not nil,
+// adds its launch count and busy tabs, read at scrape time.
+func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
+	m := &Metrics{
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_jobs_total",
+			Help: "Overview task attempts by outcome (ok, no_overview, captcha, timeout, unavailable, error)."}, []string{"outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_job_duration_seconds",
+			Help:    "Time one overview task attempt took, by outcome.",
+			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"outcome"}),
+	}
+	reg.MustRegister(m.jobs, m.duration)
+	if pool != nil {
+		reg.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_launches_total",
+				Help: "Chromium launches by this worker (the first one, restarts after a crash, and recycles)."},
+				func() float64 { return float64(pool.Stats().Launches) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs_busy",
+				Help: "Browser tabs running a visit now."}, func() float64 { return float64(pool.Stats().BusyTabs) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs",
+				Help: "Browser tabs of this worker (KISA_BROWSER_CONCURRENCY)."}, func() float64 { return float64(pool.Stats().Tabs) }),
+		)
+	}
+	return m
+}
+
+// JobDone counts one attempt (JobObserver).
+func (m *Metrics) JobDone(outcome string, took time.Duration) {
+	m.jobs.WithLabelValues(outcome).Inc()
+	m.duration.WithLabelValues(outcome).Observe(took.Seconds())
+}
+
+// outcome names how an attempt ended: its result, or the failure it
+// carries (an unreadable overview counts as error).
+func outcome(ctx context.Context, res kisa.Result, err error) string {
+	if err == nil {
+		if res.Overview.HasOverview {
+			return OutcomeOK
+		}
+		return OutcomeNoOverview
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return OutcomeUnavailable // the worker is shutting down; asynq hands the task back
+	}
+	switch f, _ := kisa.FailureOf(err); f {
+	case kisa.Blocked:
+		return OutcomeCaptcha
+	case kisa.TimedOut:
+		return OutcomeTimeout
+	case kisa.Unavailable:
+		return OutcomeUnavailable
+	}
+	return OutcomeError
+}
+
+// observe tells the observer, if any, how an attempt that began at start
+// ended.
+func (h *Handler) observe(ctx context.Context, start time.Time, res kisa.Result, err error) {
+	if h.observer != nil {
+		h.observer.JobDone(outcome(ctx, res, err), h.now().Sub(start))
+	}
+}
