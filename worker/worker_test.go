@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
@@ -23,6 +24,8 @@ import (
 type handlerEnv struct {
 	h       *Handler
 	results *storage.Results
+	pool    *browser.Pool
+	reg     *prometheus.Registry // the handler's and pool's metrics
 }
 
 func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
@@ -44,12 +47,13 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	}
 	t.Cleanup(func() { pool.Close() })
 	results := storage.NewResults(rdb, "test:")
+	reg := prometheus.NewRegistry()
 	h, err := NewHandler(HandlerOptions{Pool: pool, Screenshots: shots, Results: results,
-		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler)})
+		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler), Observer: NewMetrics(reg, pool)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return handlerEnv{h: h, results: results}
+	return handlerEnv{h: h, results: results, pool: pool, reg: reg}
 }
 
 // process runs one task for query and returns the handler's error and the

@@ -1,0 +1,88 @@
+package worker
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv"
+)
+
+// series returns the gathered samples of reg as name{labels} → value
+// (histograms by their count).
+func series(tb testing.TB, reg *prometheus.Registry) map[string]float64 {
+	tb.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			name := f.GetName()
+			for _, lp := range m.GetLabel() {
+				name += "{" + lp.GetName() + "=" + lp.GetValue() + "}"
+			}
+			switch {
+			case m.Counter != nil:
+				out[name] = m.GetCounter().GetValue()
+			case m.Gauge != nil:
+				out[name] = m.GetGauge().GetValue()
+			case m.Histogram != nil:
+				out[name+"_count"] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return out
+}
+
+// TestJobMetrics runs tasks with each outcome the fixture can give and
+// reads the worker's series: jobs by outcome, their durations, the
+// browser's launches and tabs; the pool reports itself ready.
+func TestJobMetrics(t *testing.T) {
+	s3 := testenv.S3(t)
+	e := newHandlerEnv(t, s3)
+	shots, _ := storage.NewScreenshots(s3)
+	if err := shots.EnsureBucket(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"why is the sky blue", "show me no overview", "captcha now"} {
+		e.process(t, q, false)
+	}
+	want := map[string]float64{
+		"kisa_worker_jobs_total{outcome=ok}":                          1,
+		"kisa_worker_jobs_total{outcome=no_overview}":                 1,
+		"kisa_worker_jobs_total{outcome=captcha}":                     1,
+		"kisa_worker_job_duration_seconds{outcome=ok}_count":          1,
+		"kisa_worker_job_duration_seconds{outcome=no_overview}_count": 1,
+		"kisa_worker_job_duration_seconds{outcome=captcha}_count":     1,
+		"kisa_browser_launches_total":                                 1,
+		"kisa_browser_tabs_busy":                                      0,
+		"kisa_browser_tabs":                                           1,
+	}
+	if diff := cmp.Diff(want, series(t, e.reg)); diff != "" {
+		t.Errorf("worker series (-want +got):\n%s", diff)
+	}
+	if err := e.pool.Ready(); err != nil {
+		t.Errorf("pool.Ready() = %v, want nil", err)
+	}
+	e.pool.Close()
+	if err := e.pool.Ready(); err == nil {
+		t.Error("pool.Ready() after Close = nil, want an error")
+	}
+}
+
+// TestStorageDownOutcome: screenshots that cannot be stored count as
+// unavailable.
+func TestStorageDownOutcome(t *testing.T) {
+	s3 := testenv.S3(t)
+	s3.Endpoint = "127.0.0.1:1"
+	e := newHandlerEnv(t, s3)
+	e.process(t, "why is the sky blue", true)
+	if got := series(t, e.reg)["kisa_worker_jobs_total{outcome=unavailable}"]; got != 1 {
+		t.Errorf("unavailable jobs = %v, want 1:\n%v", got, series(t, e.reg))
+	}
+}
