@@ -23,7 +23,7 @@ import (
 // the admin token, on a real listener, with one pending overview task.
 func dashboardServer(t *testing.T) (*httptest.Server, *asynq.Inspector, string) {
 	t.Helper()
-	rdb := testenv.Redis(t, limitsRedis)
+	rdb := testenv.Redis(t)
 	opt := rdb.Options()
 	mon := asynqmon.New(asynqmon.Options{RootPath: DashboardPath,
 		RedisConnOpt: asynq.RedisClientOpt{Addr: opt.Addr, DB: opt.DB, Password: opt.Password}})

@@ -55,7 +55,7 @@ func (c Checks) Run(ctx context.Context, log *slog.Logger) (map[string]string, [
 // dependency, so a Redis blip does not get the process restarted.
 func Live() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"status": true, "data": map[string]string{"process": "ok"}})
+		writeJSON(w, http.StatusOK, dataBody{Status: true, Data: map[string]string{"process": "ok"}})
 	})
 }
 
@@ -65,12 +65,24 @@ func Ready(checks Checks, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		states, failed := checks.Run(r.Context(), log)
 		if len(failed) > 0 {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": false,
-				"error": "not ready: " + strings.Join(failed, ", ") + " unavailable", "errors": states})
+			writeJSON(w, http.StatusServiceUnavailable, errorBody{
+				Error: "not ready: " + strings.Join(failed, ", ") + " unavailable", Errors: states})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"status": true, "data": states})
+		writeJSON(w, http.StatusOK, dataBody{Status: true, Data: states})
 	})
+}
+
+// dataBody and errorBody are the API's envelopes (spec section 1).
+type dataBody struct {
+	Status bool `json:"status"`
+	Data   any  `json:"data"`
+}
+
+type errorBody struct {
+	Status bool              `json:"status"`
+	Error  string            `json:"error"`
+	Errors map[string]string `json:"errors,omitempty"`
 }
 
 // writeJSON answers status with v in the API's JSON style: no HTML

@@ -21,8 +21,8 @@ func AdminOnly(token string, next http.Handler) http.Handler {
 		got := sha256.Sum256([]byte(presented(r)))
 		if token == "" || subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Basic realm="kisa admin", charset="UTF-8"`)
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"status": false,
-				"error": "the admin token is required (Authorization: Bearer <KISA_ADMIN_TOKEN>, or basic authentication with it as the password)"})
+			writeJSON(w, http.StatusUnauthorized, errorBody{
+				Error: "the admin token is required (Authorization: Bearer <KISA_ADMIN_TOKEN>, or basic authentication with it as the password)"})
 			return
 		}
 		next.ServeHTTP(w, r)

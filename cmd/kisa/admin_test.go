@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -113,6 +114,7 @@ func countRows(tb testing.TB, db *storage.DB, query string, args ...any) int {
 type rows struct {
 	Keys, Clusters, Integrations, Secrets int
 	TwoFactor                             bool
+	Limits                                string // "ai,other", null for none
 }
 
 func snapshot(tb testing.TB, db *storage.DB, account uuid.UUID) rows {
@@ -124,6 +126,11 @@ func snapshot(tb testing.TB, db *storage.DB, account uuid.UUID) rows {
 		Secrets:      countRows(tb, db, `SELECT count(*) FROM secrets WHERE account_id = $1`, account),
 	}
 	r.TwoFactor = countRows(tb, db, `SELECT count(*) FROM accounts WHERE id = $1 AND two_factor_enabled`, account) == 1
+	err := db.SQL().QueryRowContext(context.Background(), `SELECT coalesce(limit_ai::text, 'null') || ',' || coalesce(limit_other::text, 'null')
+		FROM accounts WHERE id = $1`, account).Scan(&r.Limits)
+	if err != nil && err != sql.ErrNoRows {
+		tb.Fatal(err)
+	}
 	return r
 }
 
@@ -172,6 +179,15 @@ func TestAdminGoodInput(t *testing.T) {
 					t.Errorf("2FA still off")
 				}
 			}},
+		{name: "account set-limits", args: []string{"account", "set-limits", "--account", acc.String(), "--ai", "5", "--other", "1000000000"},
+			want:  map[string]any{"id": acc.String(), "limit_ai": 5.0, "limit_other": 1e9},
+			check: limitsAre(e, acc, "5,1000000000")},
+		{name: "account set-limits: other back to the default", args: []string{"account", "set-limits", "--account", acc.String(), "--other", "default"},
+			want:  map[string]any{"id": acc.String(), "limit_ai": 5.0, "limit_other": nil},
+			check: limitsAre(e, acc, "5,null")},
+		{name: "account set-limits: 0 is no limit", args: []string{"account", "set-limits", "--account", acc.String(), "--ai", "0"},
+			want:  map[string]any{"id": acc.String(), "limit_ai": 0.0, "limit_other": nil},
+			check: limitsAre(e, acc, "0,null")},
 		{name: "key create with scopes", args: []string{"key", "create", "--account", acc.String(), "--scopes", "knowledgebase:read, overview:run"},
 			want: map[string]any{"id": anyID, "key": "<checked below>"},
 			check: func(t *testing.T, out map[string]any) {
@@ -243,6 +259,16 @@ func TestAdminGoodInput(t *testing.T) {
 	}
 }
 
+// limitsAre checks the account's stored budget overrides ("ai,other").
+func limitsAre(e cliEnv, account uuid.UUID, want string) func(*testing.T, map[string]any) {
+	return func(t *testing.T, _ map[string]any) {
+		t.Helper()
+		if got := snapshot(t, e.db, account).Limits; got != want {
+			t.Errorf("stored limits = %s, want %s", got, want)
+		}
+	}
+}
+
 // revealed checks that the printed secret holds value.
 func revealed(e cliEnv, account uuid.UUID, value string) func(*testing.T, map[string]any) {
 	return func(t *testing.T, out map[string]any) {
@@ -265,6 +291,7 @@ func TestAdminBadInput(t *testing.T) {
 	unknown := uuid.NewString()
 	allowed := "knowledgebase:read, integrations:read, secrets:read, overview:run"
 	metaHint := `must be a JSON object, e.g. '{"url":"https://example.com"}'`
+	limitHint := "must be a whole number from 0 (no limit) to 1000000000, or default"
 	tests := []struct {
 		name  string
 		args  []string
@@ -285,6 +312,20 @@ func TestAdminBadInput(t *testing.T) {
 			want: "admin account set-2fa: --account is required"},
 		{name: "set-2fa unknown account", args: []string{"account", "set-2fa", "--account", unknown, "--enabled=false"},
 			want: "admin account set-2fa: no account with id " + unknown},
+		{name: "set-limits without a budget", args: []string{"account", "set-limits", "--account", a},
+			want: "admin account set-limits: --ai or --other is required"},
+		{name: "set-limits without account", args: []string{"account", "set-limits", "--ai", "5"},
+			want: "admin account set-limits: --account is required"},
+		{name: "set-limits negative", args: []string{"account", "set-limits", "--account", a, "--ai", "-1"},
+			want: `invalid value "-1" for flag -ai: ` + limitHint},
+		{name: "set-limits over 10^9", args: []string{"account", "set-limits", "--account", a, "--other", "1000000001"},
+			want: `invalid value "1000000001" for flag -other: ` + limitHint},
+		{name: "set-limits not a number", args: []string{"account", "set-limits", "--account", a, "--ai", "lots"},
+			want: `invalid value "lots" for flag -ai: ` + limitHint},
+		{name: "set-limits a fraction", args: []string{"account", "set-limits", "--account", a, "--ai", "1.5"},
+			want: `invalid value "1.5" for flag -ai: ` + limitHint},
+		{name: "set-limits unknown account", args: []string{"account", "set-limits", "--account", unknown, "--ai", "5"},
+			want: "admin account set-limits: no account with id " + unknown},
 		{name: "key create with bad UUID", args: []string{"key", "create", "--account", "not-a-uuid"},
 			want: `invalid value "not-a-uuid" for flag -account: must be a UUID`},
 		{name: "key create without account", args: []string{"key", "create"}, want: "admin key create: --account is required"},

@@ -163,6 +163,8 @@ func TestOverviewEndToEnd(t *testing.T) {
 			t.Errorf("fixture visits = %d, want 1", v)
 		}
 	})
+
+	t.Run("operations: metrics, health, healthcheck, rate headers", s.checkOperations)
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -28,6 +28,7 @@ import (
 // Redis, MinIO and Chromium.
 type stack struct {
 	base    string
+	worker  string // base URL of the worker's health and metrics listener
 	cdn     string
 	key     string
 	fixture *serpfixture.Server
@@ -62,33 +63,36 @@ func startStack(t *testing.T, o stackOptions) *stack {
 		"KISA_S3_BUCKET=" + s3.Bucket, "KISA_S3_REGION=" + s3.Region, "KISA_CDN_URL=" + s3.PublicURL,
 		"KISA_CHROME_PATH=" + testenv.Chromium(t), "KISA_SEARCH_URL=" + fsrv.URL + "/search",
 		"KISA_BROWSER_CONCURRENCY=2", "KISA_OVERVIEW_TIMEOUT=" + o.waitTimeout, "KISA_JOB_TIMEOUT=30s",
+		"KISA_WORKER_ADDR=127.0.0.1:0", "KISA_ADMIN_TOKEN=" + e2eAdminToken, "KISA_LIMIT_CONCURRENT=50",
 	}
 	s.env = testenv.Environ(s.environ...)
 	_, webLogs := s.startProcess(t, "web")
-	s.base = "http://" + listenAddr(t, webLogs)
+	s.base = "http://" + listenAddr(t, webLogs, "web listening")
 	if !o.noWorker {
-		s.startProcess(t, "worker")
+		_, workerLogs := s.startProcess(t, "worker")
+		s.worker = "http://" + listenAddr(t, workerLogs, "worker health and metrics listening")
 	}
 	s.waitHealthy(t)
 	s.key = newKey(t, db)
 	return s
 }
 
-// listenAddr waits for the "web listening" line of a web process's logs
-// (it listens on PORT=0) and returns its address.
-func listenAddr(t *testing.T, logs *testenv.Buffer) string {
+// listenAddr waits for the log line msg ("web listening", or the
+// worker's "worker health and metrics listening") of a process that
+// listens on port 0, and returns its address.
+func listenAddr(t *testing.T, logs *testenv.Buffer, msg string) string {
 	t.Helper()
 	var addr string
 	waitFor(t, 30*time.Second, func() bool {
 		for _, line := range strings.Split(logs.String(), "\n") {
 			var l struct{ Msg, Addr string }
-			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "web listening" {
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == msg {
 				addr = l.Addr
 				return true
 			}
 		}
 		return false
-	}, "kisa web to listen")
+	}, msg)
 	return addr
 }
 
@@ -115,7 +119,7 @@ func (s *stack) waitHealthy(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if res, err := http.Get(s.base + "/healthz"); err == nil {
+		if res, err := http.Get(s.base + "/readyz"); err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
 				return
