@@ -18,7 +18,7 @@ FUZZTIME_SHORT ?= 5s
 run-fuzz = for t in $(FUZZ_TARGETS); do \
 	$(GO) test -run '^$$' -fuzz "^$${t\#\#*:}\$$" -fuzztime $(1) "$${t%%:*}" || exit 1; done
 
-.PHONY: help build services run test fuzz bench lint dashboard clean
+.PHONY: help build services run test fuzz bench lint clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -30,7 +30,7 @@ build: ## build bin/kisa and bin/serpfixture (the offline search engine)
 services: ## find or start Postgres, Redis, MinIO, Chromium; write .data/services.env
 	@bash scripts/services.sh
 
-run: services build ## migrate, make a demo key, run serpfixture + worker + web on :8080
+run: services build ## migrate, make a demo key, run serpfixture + worker + web (and the dashboard) on :8080
 	@$(WITH_ENV) bash scripts/run.sh
 
 test: services ## go vet, go test -race against the local services, then each fuzz target briefly
@@ -41,10 +41,6 @@ fuzz: services ## run each fuzz target for FUZZTIME (default 2m); failures land 
 
 bench: services ## run the benchmarks
 	$(WITH_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
-
-dashboard: ## run the asynqmon queue dashboard on port 8081 (built once)
-	@command -v asynqmon >/dev/null || [ -x "$$($(GO) env GOPATH)/bin/asynqmon" ] || $(GO) install github.com/hibiken/asynqmon/cmd/asynqmon@v0.7.2
-	@$(WITH_ENV) PATH="$$PATH:$$($(GO) env GOPATH)/bin" asynqmon --redis-url="$$REDIS_URL" --port=8081
 
 lint: ## gofmt check and go vet
 	@files=$$(gofmt -l .); \

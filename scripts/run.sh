@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PORT="${PORT:-8080}"
 export KISA_HOST="${KISA_HOST:-127.0.0.1}"
 base="http://127.0.0.1:$PORT"
-if curl -fsS -m 2 -o /dev/null "$base/healthz" 2>/dev/null; then
+if curl -fsS -m 2 -o /dev/null "$base/livez" 2>/dev/null; then
 	echo "run: something already serves $base (another make run?); stop it or set PORT" >&2
 	exit 1
 fi
@@ -20,6 +20,10 @@ bin/kisa migrate
 demo=$(bin/kisa admin demo)
 key=$(sed -n 's/.*"key":"\([^"]*\)".*/\1/p' <<<"$demo" | tail -1)
 [ -n "$key" ] || { echo "run: no key in the output of kisa admin demo: $demo" >&2; exit 1; }
+
+# The dashboard (/admin/queues) and /metrics open with this token; a
+# random one per run unless you set your own.
+export KISA_ADMIN_TOKEN="${KISA_ADMIN_TOKEN:-$(head -c18 /dev/urandom | base64 | tr '+/' '-_')}"
 
 pids=()
 stop() {
@@ -47,6 +51,8 @@ cat <<MSG
 demo API key: $key
   curl -s -H "Authorization: Bearer $key" $base/v1/knowledgebase
   curl -s -X POST -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -d '{"query":"why are frogs green","countryCode":"us","languageCode":"en"}' $base/v1/networks/browser/ai-overview
+queue dashboard: http://admin:$KISA_ADMIN_TOKEN@127.0.0.1:$PORT/admin/queues  (user name: any, password: the token)
+metrics: curl -s -u admin:$KISA_ADMIN_TOKEN $base/metrics   (worker: http://${KISA_WORKER_ADDR:-127.0.0.1:9091}/metrics)
 searches go to $KISA_SEARCH_URL; Ctrl-C stops web, worker and fixture.
 
 MSG
