@@ -36,5 +36,5 @@ type Stats struct {
 
 // Stats returns the pool's counters.
 func (p *Pool) Stats() Stats {
-	return Stats{Launches: p.launches.Load(), BusyTabs: len(p.slots), Tabs: p.cfg.Tabs}
+	return Stats{Launches: p.launches.Load(), BusyTabs: len(p.tabs), Tabs: p.cfg.Tabs}
 }
