@@ -162,16 +162,6 @@ func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined 
 	return true, nil
 }
 
-// QueueSizes returns the overview queue's task counts by state.
-func (s *Service) QueueSizes() (map[string]int, error) {
-	q, err := s.inspector.GetQueueInfo(jobs.QueueOverview)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]int{"pending": q.Pending, "active": q.Active, "scheduled": q.Scheduled,
-		"retry": q.Retry, "archived": q.Archived}, nil
-}
-
 // answer builds the response data: presigned screenshot URLs (fresh for
 // URLTTL, also from the cache) and the fields the request selected.
 func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
