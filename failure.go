@@ -18,6 +18,9 @@ const (
 	// Unavailable: a part the request needs (the result cache, the job
 	// queue, the browser, screenshot storage, the database) did not answer.
 	Unavailable Failure = "unavailable"
+	// Overloaded: more visits wait for a browser than the workers can
+	// start soon (the queue is full); a new one is refused at once.
+	Overloaded Failure = "overloaded"
 	// TimedOut: the browser or the job did not finish within its deadline.
 	TimedOut Failure = "timed_out"
 	// Unrecognised: the page shows an overview that no known page
@@ -90,7 +93,7 @@ func FailureOf(err error) (Failure, Part) {
 	if errors.As(err, &e) {
 		return e.Failure, e.Part
 	}
-	for _, f := range []Failure{Blocked, TimedOut, Unrecognised, Unavailable, Internal} {
+	for _, f := range []Failure{Blocked, Overloaded, TimedOut, Unrecognised, Unavailable, Internal} {
 		if errors.Is(err, f) {
 			return f, ""
 		}

@@ -106,6 +106,9 @@ const (
 	// RetryAfterUnavailable: a backing service or the browser did not
 	// answer; most such blips pass within seconds.
 	RetryAfterUnavailable = 15
+	// RetryAfterOverloaded: the queue holds about two minutes of work;
+	// half a minute lets part of it drain.
+	RetryAfterOverloaded = 30
 	// RetryAfterTimedOut: the job is still running or queued; its result
 	// is cached when it ends, so a retry soon is often answered at once.
 	RetryAfterTimedOut = 10
@@ -125,6 +128,9 @@ func failureError(f kisa.Failure, part kisa.Part) *Error {
 		}
 		return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterUnavailable,
 			Message: string(part) + " is unavailable; try again shortly"}
+	case kisa.Overloaded:
+		return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterOverloaded,
+			Message: "too many requests are waiting for a browser; try again in a minute"}
 	case kisa.TimedOut:
 		return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterTimedOut,
 			Message: "the browser did not finish in time; try again shortly"}

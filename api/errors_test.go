@@ -35,6 +35,8 @@ func TestFailureTable(t *testing.T) {
 			`{"status":false,"error":"screenshot storage is unavailable; try again shortly"}`},
 		{"unavailable, part unknown", fmt.Errorf("%w: x", kisa.Unavailable), 503, "15",
 			`{"status":false,"error":"a backing service is unavailable; try again shortly"}`},
+		{"queue full", kisa.Fail(kisa.Overloaded, kisa.PartQueue, cause), 503, "30",
+			`{"status":false,"error":"too many requests are waiting for a browser; try again in a minute"}`},
 		{"timed out", kisa.Fail(kisa.TimedOut, kisa.PartBrowser, cause), 503, "10",
 			`{"status":false,"error":"the browser did not finish in time; try again shortly"}`},
 		{"internal", kisa.Fail(kisa.Internal, "", cause), 500, "", ""},

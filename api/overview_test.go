@@ -17,9 +17,10 @@ import (
 // testResultsPrefix starts the Redis keys of the test servers' results.
 const testResultsPrefix = "test:"
 
-// overviewServer is a test server whose overview runner uses rdb and
-// waits at most wait for a job. No worker runs.
-func overviewServer(t testing.TB, rdb *redis.Client, wait time.Duration) (*testServer, string) {
+// overviewServer is a test server whose overview runner uses rdb, waits
+// at most wait for a job and reads the server's clock; tweaks may change
+// its options. No worker runs.
+func overviewServer(t testing.TB, rdb *redis.Client, wait time.Duration, tweaks ...func(*overview.Options)) (*testServer, string) {
 	t.Helper()
 	s3 := testenv.S3(t)
 	shots, err := storage.NewScreenshots(s3)
@@ -27,11 +28,15 @@ func overviewServer(t testing.TB, rdb *redis.Client, wait time.Duration) (*testS
 		t.Fatal(err)
 	}
 	srv := newTestServer(t, 0, func(o *Options) {
-		o.Overviews = overview.New(overview.Options{
+		ov := overview.Options{
 			Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
 			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
-			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger,
-		})
+			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
+		}
+		for _, tweak := range tweaks {
+			tweak(&ov)
+		}
+		o.Overviews = overview.New(ov)
 	})
 	account := newAccount(t, srv.db, true)
 	key, _ := newKey(t, srv.db, account, apikey.ScopeOverviewRun)

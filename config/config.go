@@ -36,6 +36,7 @@ type Config struct {
 	OverviewTimeout time.Duration // KISA_OVERVIEW_TIMEOUT: how long the API waits for a job
 	JobTimeout      time.Duration // KISA_JOB_TIMEOUT: how long one browser visit may take
 	JobMaxRetry     int           // KISA_JOB_MAX_RETRY: asynq retries of a failed visit
+	QueueMax        int           // KISA_QUEUE_MAX: pending visits before new ones get 503; 0 automatic
 
 	SearchURL          string        // KISA_SEARCH_URL: results page the worker opens
 	ChromePath         string        // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
@@ -83,6 +84,7 @@ var Vars = []Var{
 	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its job before answering 503; at least KISA_JOB_TIMEOUT + 15s, so that one attempt of the worker can finish."},
 	{"KISA_JOB_TIMEOUT", "45s", "How long one browser visit may take."},
 	{"KISA_JOB_MAX_RETRY", "2", "How often asynq retries a failed visit (must be at least 1)."},
+	{"KISA_QUEUE_MAX", "0", "Pending browser visits above which an overview request that needs a new visit is answered 503 at once (cache hits and requests joining a visit in flight are still served); 0 means 24 per tab of the live workers, about two minutes of work. With no worker alive for 30 s, such requests get 503 too."},
 	{"KISA_SEARCH_URL", "https://www.google.com/search", "Results page the worker opens with q, gl and hl."},
 	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks for chromium on PATH."},
 	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
@@ -133,6 +135,7 @@ func Load(getenv func(string) string) (Config, error) {
 		OverviewTimeout:    p.duration("KISA_OVERVIEW_TIMEOUT"),
 		JobTimeout:         p.duration("KISA_JOB_TIMEOUT"),
 		JobMaxRetry:        p.int("KISA_JOB_MAX_RETRY"),
+		QueueMax:           p.int("KISA_QUEUE_MAX"),
 		SearchURL:          get("KISA_SEARCH_URL"),
 		ChromePath:         get("KISA_CHROME_PATH"),
 		BrowserConcurrency: p.int("KISA_BROWSER_CONCURRENCY"),
@@ -230,6 +233,7 @@ func (c Config) Validate() error {
 		{c.OverviewTimeout >= time.Second, "KISA_OVERVIEW_TIMEOUT", "at least 1s"},
 		{c.JobTimeout >= time.Second, "KISA_JOB_TIMEOUT", "at least 1s"},
 		{c.JobMaxRetry >= 1 && c.JobMaxRetry <= 25, "KISA_JOB_MAX_RETRY", "between 1 and 25"},
+		{c.QueueMax >= 0, "KISA_QUEUE_MAX", "0 (automatic) or more"},
 		{validURL(c.SearchURL, "http", "https"), "KISA_SEARCH_URL", "an http(s) URL"},
 		{c.BrowserConcurrency >= 1 && c.BrowserConcurrency <= 64, "KISA_BROWSER_CONCURRENCY", "between 1 and 64"},
 		{c.BrowserRecycle >= 0, "KISA_BROWSER_RECYCLE_AFTER", "0 or more"},

@@ -27,17 +27,23 @@ type Service struct {
 	inspector *asynq.Inspector
 	shots     *storage.Screenshots
 	timing    Timing
+	gate      *gate
 	log       *slog.Logger
 }
 
-// Options are the dependencies of a Service. A nil Logger discards.
+// Options are the dependencies of a Service. A nil Logger discards, a nil
+// Now is time.Now.
 type Options struct {
 	Results     *storage.Results
 	Client      *asynq.Client
 	Inspector   *asynq.Inspector
 	Screenshots *storage.Screenshots
 	Timing      Timing
-	Logger      *slog.Logger
+	// QueueMax is the most pending overview tasks before new visits are
+	// refused (KISA_QUEUE_MAX); 0 is TasksPerSlot per live worker slot.
+	QueueMax int
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // New returns the overview service.
@@ -45,8 +51,11 @@ func New(o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	return &Service{results: o.Results, client: o.Client, inspector: o.Inspector, shots: o.Screenshots,
-		timing: o.Timing, log: o.Logger}
+		timing: o.Timing, gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger}
 }
 
 // Answer is the response's `data` (spec 4.5).
@@ -58,8 +67,9 @@ type Answer struct {
 
 // Run answers req from the cache, or from a (possibly shared) job. Its
 // errors carry a kisa.Failure: Unavailable for the cache, the queue or
-// storage, TimedOut when no outcome came within Timing.Wait, and the
-// job's own failure.
+// storage, or the browser when no worker is alive (backpressure.go),
+// Overloaded when the queue is full, TimedOut when no outcome came within
+// Timing.Wait, and the job's own failure.
 func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 	key := req.Key()
 	if a, ok, err := s.fromCache(ctx, req, key); ok || err != nil {
@@ -109,6 +119,9 @@ func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answe
 // runJob enqueues the task for key (or joins the one in flight) and waits
 // on w for its outcome until ctx ends.
 func (s *Service) runJob(ctx context.Context, w *storage.Waiter, key string, req Request) (kisa.Result, error) {
+	if err := s.admit(key); err != nil {
+		return kisa.Result{}, err
+	}
 	joined, err := s.enqueue(ctx, key, req)
 	if err != nil {
 		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
@@ -126,6 +139,20 @@ func (s *Service) runJob(ctx context.Context, w *storage.Waiter, key string, req
 		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
 	}
 	return outcome(out)
+}
+
+// admit refuses a new visit under backpressure (see gate.admit), unless
+// the task for key is in flight already: joining it costs nothing.
+func (s *Service) admit(key string) error {
+	err := s.gate.admit()
+	if err == nil {
+		return nil
+	}
+	info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
+	if ierr == nil && info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted {
+		return nil
+	}
+	return err
 }
 
 // outcome is a job's result, or its failure as an error.

@@ -55,7 +55,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 		Registry: ops.NewRegistry(), AdminToken: cfg.AdminToken, Dashboard: dashboardHandler(dashboard),
 		Overviews: overview.New(overview.Options{
 			Results: storage.NewResults(rdb, redisPrefix), Client: client, Inspector: inspector,
-			Screenshots: shots, Timing: cfg.Timing(), Logger: log,
+			Screenshots: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
 		}),
 		HealthChecks: ops.Checks{
 			"postgres": db.Ping,
