@@ -80,12 +80,9 @@ func findChromium(path string) (string, error) {
 // deadline, since a deadline on the first chromedp.Run kills the browser
 // when it passes. It returns an error when Chromium does not start.
 func (p *Pool) launch(ctx context.Context) (*chromium, error) {
-	dir, err := os.MkdirTemp("", profilePrefix)
+	dir, err := os.MkdirTemp("", profilePrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("make profile dir: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
-		return nil, fmt.Errorf("mark profile dir: %w", err)
 	}
 	allocCtx, closeAlloc := chromedp.NewExecAllocator(context.Background(), p.allocatorOptions(dir)...)
 	bctx, cancel := chromedp.NewContext(allocCtx,
@@ -220,26 +217,23 @@ func removeProfile(dir string) error {
 	return fmt.Errorf("remove chromium profile: %w", err)
 }
 
-// ownerFile, in a profile dir, holds the pid of the worker that made it.
-const ownerFile = "kisa-owner.pid"
-
 // sweepProfiles removes the profile dirs under tmp whose worker has died
-// without cleaning up (a SIGKILL, a crash): their owner pid is no longer
-// alive. Dirs of live workers, and dirs without an owner file, are kept.
-// It returns how many it removed.
+// without cleaning up (a SIGKILL, a crash). A profile dir is named
+// profilePrefix + the pid of the worker that made it + "-" + a random
+// suffix; the name, unlike a file inside, survives a removal that fails
+// halfway because the dead browser's helpers still write into the dir, so
+// the next sweep tries again. Dirs of live workers, and dirs whose name
+// holds no pid, are kept. It returns how many it removed.
 func sweepProfiles(tmp string) int {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, profilePrefix+"*"))
 	removed := 0
 	for _, dir := range dirs {
-		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
-		if err != nil {
+		owner, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(dir), profilePrefix), "-")
+		pid, err := strconv.Atoi(owner)
+		if !ok || err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue
 		}
-		pid, err := strconv.Atoi(string(b))
-		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
-			continue
-		}
-		if os.RemoveAll(dir) == nil {
+		if removeProfile(dir) == nil {
 			removed++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,22 +23,20 @@ func TestSweepProfiles(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	owners := map[string]string{
-		profilePrefix + "live":    strconv.Itoa(os.Getpid()),
-		profilePrefix + "dead":    strconv.Itoa(dead.Process.Pid),
-		profilePrefix + "unowned": "",
-		"other-dir":               strconv.Itoa(dead.Process.Pid),
+	names := []string{
+		profilePrefix + strconv.Itoa(os.Getpid()) + "-1",      // live
+		profilePrefix + strconv.Itoa(dead.Process.Pid) + "-2", // dead
+		profilePrefix + "3", // no pid
+		"other-dir-" + strconv.Itoa(dead.Process.Pid) + "-4", // not a profile
 	}
-	for name, pid := range owners {
-		dir := filepath.Join(tmp, name)
-		if err := os.Mkdir(dir, 0o700); err != nil {
+	for _, name := range names {
+		if err := os.Mkdir(filepath.Join(tmp, name), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if pid != "" {
-			if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(pid), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
+	}
+	// What a dead browser's helper left in its dir is removed with it.
+	if err := os.WriteFile(filepath.Join(tmp, names[1], "Local State"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	if n := sweepProfiles(tmp); n != 1 {
 		t.Errorf("sweepProfiles removed %d dirs, want 1", n)
@@ -50,7 +49,8 @@ func TestSweepProfiles(t *testing.T) {
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	want := []string{profilePrefix + "live", profilePrefix + "unowned", "other-dir"}
+	want := []string{names[0], names[2], names[3]}
+	slices.Sort(want) // as ReadDir sorts
 	if diff := cmp.Diff(want, left); diff != "" {
 		t.Errorf("dirs left (-want +got):\n%s", diff)
 	}
