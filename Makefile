@@ -18,7 +18,7 @@ FUZZTIME_SHORT ?= 5s
 run-fuzz = for t in $(FUZZ_TARGETS); do \
 	$(GO) test -run '^$$' -fuzz "^$${t\#\#*:}\$$" -fuzztime $(1) "$${t%%:*}" || exit 1; done
 
-.PHONY: help build services run test fuzz bench lint clean
+.PHONY: help build services run test fuzz soak bench lint clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -38,6 +38,9 @@ test: services ## go vet, go test -race against the local services, then each fu
 
 fuzz: services ## run each fuzz target for FUZZTIME (default 2m); failures land in testdata/fuzz
 	$(WITH_ENV) $(call run-fuzz,$(FUZZTIME))
+
+soak: services ## SIGKILL a worker mid-job 100 times (TestKillLoop; KISA_SOAK_KILLS to change)
+	$(WITH_ENV) KISA_SOAK_KILLS=$${KISA_SOAK_KILLS:-100} $(GO) test -count=1 -timeout 30m -run '^TestKillLoop$$' -v ./cmd/kisa
 
 bench: services ## run the benchmarks
 	$(WITH_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...

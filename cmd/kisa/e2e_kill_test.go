@@ -17,9 +17,9 @@ import (
 // worker runs it, and the waiting request is answered. It takes about
 // 100 s: asynq's lease (30 s) and recoverer pass (1 min) are fixed.
 func TestWorkerKilledMidJob(t *testing.T) {
+	bin := buildKisa(t) // first: the web process refuses requests after 30 s without a worker
 	s := startStack(t, stackOptions{waitTimeout: "170s", noWorker: true,
 		fixture: serpfixture.Options{OverviewDelay: 4 * time.Second}})
-	bin := buildKisa(t)
 	first := exec.Command(bin, "worker")
 	first.Env = append(os.Environ(), s.environ...)
 	logs := &testenv.Buffer{}

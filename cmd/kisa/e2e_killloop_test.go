@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/serpfixture"
+	"github.com/kisa-dev/kisa/testenv"
+)
+
+// soakKills is how many workers TestKillLoop kills: KISA_SOAK_KILLS, 20
+// by default (`make soak` runs 100).
+func soakKills(tb testing.TB) int {
+	tb.Helper()
+	n, err := strconv.Atoi(testenv.Get("KISA_SOAK_KILLS", "20"))
+	if err != nil || n < 1 {
+		tb.Fatalf("KISA_SOAK_KILLS=%q: want a whole number of at least 1", os.Getenv("KISA_SOAK_KILLS"))
+	}
+	return n
+}
+
+// recoverAfter is when every task of a killed worker can be recovered:
+// its lease (30 s) has expired and asynq's recoverer, which runs when a
+// server starts and then every minute, takes only tasks whose lease
+// expired 30 s ago or earlier.
+const recoverAfter = 62 * time.Second
+
+// TestKillLoop kills (SIGKILL) a worker process in the middle of a job
+// again and again, starting a replacement each time, with one request per
+// kill. In the end every request has been answered 200 or 503, every task
+// has completed or been archived (nothing pending, scheduled, retrying or
+// active is left in the queue), and once the last workers stop no
+// Chromium process and no profile directory is left. Two workers run at
+// once, so that the next job starts in the one already warm while the
+// replacement of the killed one launches its browser; each worker reaches
+// the search engine through a proxy of its own, which tells which worker
+// opened which page. With the default 20 kills it takes about 100 s: a
+// page load per kill, and the wait for asynq to recover the last killed
+// task (recoverAfter).
+func TestKillLoop(t *testing.T) {
+	kills := soakKills(t)
+	bin := buildKisa(t) // first: the web process refuses requests after 30 s without a worker
+	s := startStack(t, stackOptions{waitTimeout: "45s", noWorker: true,
+		fixture: serpfixture.Options{OverviewDelay: time.Second}})
+	ws := &workerSet{bin: bin, env: s.environ, tmp: t.TempDir(), search: s.env("KISA_SEARCH_URL")}
+	t.Cleanup(ws.killAll)
+
+	t0 := time.Now()
+	statuses := make(chan string, kills)
+	ws.start(t)
+	ws.start(t)
+	waitFor(t, 2*time.Minute, func() bool { return s.liveWorkers(t) == 2 }, "both workers to start")
+	for i := range kills {
+		q := fmt.Sprintf("kill loop %d", i)
+		go func() {
+			statuses <- s.postStatus(`{"query":"` + q + `","countryCode":"us","languageCode":"en","screenshots":false}`)
+		}()
+		var w *workerProc
+		waitFor(t, 60*time.Second, func() bool { w = ws.opened(q); return w != nil }, "a worker to open the page of "+q)
+		ws.kill(t, w)
+		ws.start(t)
+	}
+	lastKill := time.Now()
+
+	for range kills {
+		if st := <-statuses; st != "200" && st != "503" {
+			t.Errorf("request answered %s, want 200 or 503", st)
+		}
+	}
+	// A worker started once the last killed task can be recovered
+	// recovers it at once, instead of at its elders' next minutely pass.
+	time.Sleep(time.Until(lastKill.Add(recoverAfter)))
+	ws.start(t)
+	waitFor(t, 2*time.Minute, func() bool {
+		q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
+		if err != nil {
+			t.Fatalf("asynq inspector: %v", err)
+		}
+		return q.Pending+q.Active+q.Scheduled+q.Retry == 0
+	}, "every task to complete or be archived")
+	if q, err := s.queue.GetQueueInfo(jobs.QueueOverview); err == nil {
+		t.Logf("%d kills in %s: %d tasks archived, %d attempts; queue empty after %s",
+			kills, lastKill.Sub(t0).Round(time.Second), q.Archived, q.ProcessedTotal, time.Since(t0).Round(time.Second))
+	}
+	ws.stopAll(t)
+	ws.checkNothingLeft(t)
+}
+
+// workerSet runs `kisa worker` subprocesses whose browsers keep their
+// profile directories in tmp.
+type workerSet struct {
+	bin    string
+	env    []string
+	tmp    string
+	search string // the fixture's search URL
+
+	mu   sync.Mutex
+	live []*workerProc
+}
+
+// workerProc is one `kisa worker` process, reaching the search engine through
+// a proxy that records the queries of the pages it opens.
+type workerProc struct {
+	cmd   *exec.Cmd
+	logs  *testenv.Buffer
+	proxy *httptest.Server
+
+	mu      sync.Mutex
+	queries map[string]bool
+}
+
+// start starts a worker process; it does not wait for it to be ready.
+func (ws *workerSet) start(t *testing.T) *workerProc {
+	t.Helper()
+	target, err := url.Parse(ws.search)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &workerProc{logs: &testenv.Buffer{}, queries: map[string]bool{}}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	w.proxy = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == target.Path {
+			w.mu.Lock()
+			w.queries[r.URL.Query().Get("q")] = true
+			w.mu.Unlock()
+		}
+		rp.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(w.proxy.Close)
+	w.cmd = exec.Command(ws.bin, "worker")
+	w.cmd.Env = append(append(os.Environ(), ws.env...), "TMPDIR="+ws.tmp,
+		"KISA_SEARCH_URL="+w.proxy.URL+target.Path)
+	w.cmd.Stderr = w.logs
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.live = append(ws.live, w)
+	return w
+}
+
+// opened returns the live worker that has opened the page of query q, or nil.
+func (ws *workerSet) opened(q string) *workerProc {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.live {
+		w.mu.Lock()
+		ok := w.queries[q]
+		w.mu.Unlock()
+		if ok {
+			return w
+		}
+	}
+	return nil
+}
+
+// kill SIGKILLs the worker w and reaps it.
+func (ws *workerSet) kill(t *testing.T, w *workerProc) {
+	t.Helper()
+	if err := w.cmd.Process.Kill(); err != nil {
+		t.Fatalf("kill worker %d: %v", w.cmd.Process.Pid, err)
+	}
+	w.cmd.Wait()
+	ws.forget(w)
+}
+
+// forget drops w from the live workers.
+func (ws *workerSet) forget(w *workerProc) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for i, c := range ws.live {
+		if c == w {
+			ws.live = append(ws.live[:i], ws.live[i+1:]...)
+			return
+		}
+	}
+}
+
+// stopAll stops the live workers as a platform would (SIGTERM), and fails
+// the test when one does not exit cleanly within 30 s.
+func (ws *workerSet) stopAll(t *testing.T) {
+	t.Helper()
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.live {
+		w.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- w.cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("worker %d exited with %v\n%s", w.cmd.Process.Pid, err, w.logs.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("worker %d did not stop within 30 s of SIGTERM", w.cmd.Process.Pid)
+		}
+	}
+	ws.live = nil
+}
+
+// killAll kills whatever workers are still running (a failed test).
+func (ws *workerSet) killAll() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.live {
+		w.cmd.Process.Kill()
+		w.cmd.Wait()
+	}
+	ws.live = nil
+}
+
+// checkNothingLeft fails unless, within 10 s, no process of a browser
+// of these workers runs and no profile directory is left in tmp.
+func (ws *workerSet) checkNothingLeft(t *testing.T) {
+	t.Helper()
+	var procs []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		procs = processesWithEnv("KISA_CHROMIUM_PROFILE=" + ws.tmp + "/")
+		if len(procs) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(procs) > 0 {
+		t.Errorf("Chromium processes left behind: %s", strings.Join(procs, "; "))
+	}
+	dirs, _ := filepath.Glob(filepath.Join(ws.tmp, "kisa-chromium-*"))
+	if len(dirs) > 0 {
+		for _, d := range dirs {
+			owner, _ := os.ReadFile(filepath.Join(d, "kisa-owner.pid"))
+			entries, _ := os.ReadDir(d)
+			t.Logf("%s: owner %s, %d entries", d, owner, len(entries))
+		}
+		t.Errorf("profile directories left behind: %q", dirs)
+	}
+}
+
+// processesWithEnv lists the live processes (pid and command) whose
+// environment holds an entry starting with prefix.
+func processesWithEnv(prefix string) []string {
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	var found []string
+	for _, proc := range procs {
+		environ, err := os.ReadFile(proc + "/environ")
+		if err != nil || !hasEntry(environ, prefix) || exited(proc) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(proc + "/cmdline")
+		cmd, _, _ := bytes.Cut(cmdline, []byte{0})
+		found = append(found, filepath.Base(proc)+" "+string(cmd))
+	}
+	return found
+}
+
+// hasEntry reports whether a NUL-separated environment has an entry
+// starting with prefix.
+func hasEntry(environ []byte, prefix string) bool {
+	for _, e := range bytes.Split(environ, []byte{0}) {
+		if bytes.HasPrefix(e, []byte(prefix)) {
+			return true
+		}
+	}
+	return false
+}
+
+// exited reports whether the process at proc is a zombie (or gone).
+func exited(proc string) bool {
+	stat, err := os.ReadFile(proc + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+}
+
+// liveWorkers counts the asynq servers that have sent a heartbeat.
+func (s *stack) liveWorkers(t *testing.T) int {
+	t.Helper()
+	servers, err := s.queue.Servers()
+	if err != nil {
+		t.Fatalf("asynq inspector: %v", err)
+	}
+	return len(servers)
+}
+
+// postStatus sends an overview request and returns its status, or the
+// error as text; it may run on any goroutine.
+func (s *stack) postStatus(body string) string {
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/v1/networks/browser/ai-overview", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err.Error()
+	}
+	res.Body.Close()
+	return strconv.Itoa(res.StatusCode)
+}
