@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -302,13 +304,36 @@ func (s *stack) liveWorkers(t *testing.T) int {
 // postStatus sends an overview request and returns its status, or the
 // error as text; it may run on any goroutine.
 func (s *stack) postStatus(body string) string {
+	status, _, _, err := s.tryPost(body)
+	if err != nil {
+		return err.Error()
+	}
+	return strconv.Itoa(status)
+}
+
+// tryPost sends an overview request and decodes the reply, returning
+// errors rather than failing the test: it may run on any goroutine.
+func (s *stack) tryPost(body string) (int, overviewReply, []byte, error) {
+	var out overviewReply
 	req, _ := http.NewRequest(http.MethodPost, s.base+"/v1/networks/browser/ai-overview", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.key)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err.Error()
+		return 0, out, nil, err
 	}
-	res.Body.Close()
-	return strconv.Itoa(res.StatusCode)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err == nil {
+		err = json.Unmarshal(raw, &out)
+	}
+	return res.StatusCode, out, raw, err
+}
+
+// errString is err's message, "" for nil.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

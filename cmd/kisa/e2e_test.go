@@ -41,7 +41,8 @@ type stack struct {
 type stackOptions struct {
 	waitTimeout string
 	fixture     serpfixture.Options
-	noWorker    bool // the test starts its workers itself
+	noWorker    bool     // the test starts its workers itself
+	env         []string // NAME=value settings that override the stack's
 }
 
 // startStack runs the fixture, web and worker until the test ends.
@@ -65,6 +66,7 @@ func startStack(t *testing.T, o stackOptions) *stack {
 		"KISA_BROWSER_CONCURRENCY=2", "KISA_OVERVIEW_TIMEOUT=" + o.waitTimeout, "KISA_JOB_TIMEOUT=30s",
 		"KISA_WORKER_ADDR=127.0.0.1:0", "KISA_ADMIN_TOKEN=" + e2eAdminToken, "KISA_LIMIT_CONCURRENT=50",
 	}
+	s.environ = append(s.environ, o.env...)
 	s.env = testenv.Environ(s.environ...)
 	_, webLogs := s.startProcess(t, "web")
 	s.base = "http://" + listenAddr(t, webLogs, "web listening")
