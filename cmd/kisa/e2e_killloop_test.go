@@ -244,11 +244,6 @@ func (ws *workerSet) checkNothingLeft(t *testing.T) {
 	}
 	dirs, _ := filepath.Glob(filepath.Join(ws.tmp, "kisa-chromium-*"))
 	if len(dirs) > 0 {
-		for _, d := range dirs {
-			owner, _ := os.ReadFile(filepath.Join(d, "kisa-owner.pid"))
-			entries, _ := os.ReadDir(d)
-			t.Logf("%s: owner %s, %d entries", d, owner, len(entries))
-		}
 		t.Errorf("profile directories left behind: %q", dirs)
 	}
 }
