@@ -31,11 +31,15 @@ type Paragraph struct {
 // Overview is what extraction reads from a results page: the
 // AiOverviewEntity of spec 2.4 without its screenshots.
 type Overview struct {
-	HasOverview bool        `json:"hasOverview"`
-	Text        string      `json:"text"`
-	Citations   []Citation  `json:"citations"`
-	Paragraphs  []Paragraph `json:"paragraphs"`
-	Sources     []Source    `json:"sources"`
+	HasOverview bool `json:"hasOverview"`
+	// Complete is false when the overview was still streaming when the
+	// page was read (KISA_OVERVIEW_WAIT passed first): the rest of the
+	// fields hold what was there. It is true for a page without overview.
+	Complete   bool        `json:"complete"`
+	Text       string      `json:"text"`
+	Citations  []Citation  `json:"citations"`
+	Paragraphs []Paragraph `json:"paragraphs"`
+	Sources    []Source    `json:"sources"`
 }
 
 // Screenshot names, in the order the worker takes them.

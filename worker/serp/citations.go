@@ -268,3 +268,10 @@ func firstOf(vals ...string) string {
 	}
 	return ""
 }
+
+// sv6Links reads the 2026 generation's links: chips from the Sv6Kpe
+// comments, sources from the side panel.
+func sv6Links(doc *goquery.Document, box *goquery.Selection) (map[string][]kisa.Citation, []kisa.Source) {
+	idx := newLinkIndex(doc)
+	return chipLinks(doc, idx), readSources(box, idx)
+}

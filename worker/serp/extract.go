@@ -2,7 +2,9 @@ package serp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/kisa-dev/kisa"
@@ -10,24 +12,49 @@ import (
 )
 
 // Extract reads the AI overview from the HTML of a whole results page
-// (document.documentElement.outerHTML once the overview was expanded).
+// (document.documentElement.outerHTML once the overview was expanded),
+// with the first generation (generation.go) whose answer column is in the
+// overview block.
 //
 // Paragraphs are the overview's blocks in document order: each paragraph,
 // each heading and each list item is a block of its own. A list item's
 // text leaves out the list nested in it, whose items follow it as blocks.
 // Text joins the blocks with "\n". A block holds the citations of the
 // chips standing in it; Citations lists those of all blocks in order, once
-// per URL. Sources are the side panel's websites, once per URL.
+// per URL. Sources are the overview's websites, once per URL. Complete is
+// false while the overview block has not been marked loaded (streaming
+// had not finished when the page was read).
 //
-// A page without an overview yields HasOverview false, an empty Text and
-// empty, non-nil slices. Extract returns an error only when the page
-// cannot be parsed as HTML.
+// A page without an overview, or with a placeholder that holds no answer
+// (an empty block while streaming, "Searching...", an opt-in button),
+// yields HasOverview false, Complete true, an empty Text and empty,
+// non-nil slices. Extract returns an error wrapping kisa.Unrecognised when
+// the page shows an overview block with content that no generation reads,
+// and a plain error when the page cannot be parsed as HTML.
 func Extract(page string) (kisa.Overview, error) {
 	doc, err := parse(page)
 	if err != nil {
 		return emptyOverview(), err
 	}
-	return extractDoc(doc), nil
+	ov := extractDoc(doc)
+	if !ov.HasOverview {
+		if what := unreadContent(doc); what != "" {
+			return ov, fmt.Errorf("%w: overview block holds content no generation (%s) reads: %.80q",
+				kisa.Unrecognised, strings.Join(Generations(), ", "), what)
+		}
+	}
+	return ov, nil
+}
+
+// GenerationOf returns the name of the generation Extract reads page
+// with, or "" when the page has no overview block of a known generation.
+func GenerationOf(page string) string {
+	doc, err := parse(page)
+	if err != nil {
+		return ""
+	}
+	g, _, _ := generationOf(doc.Find(OverviewContainer).First())
+	return g.name
 }
 
 // parse reads an HTML page into a goquery document.
@@ -39,26 +66,31 @@ func parse(page string) (*goquery.Document, error) {
 	return doc, nil
 }
 
-// emptyOverview is the overview of a page without one: no text and empty
-// (never nil) lists, so that JSON shows [] rather than null.
+// emptyOverview is the overview of a page without one: no text, complete,
+// and empty (never nil) lists, so that JSON shows [] rather than null.
 func emptyOverview() kisa.Overview {
 	return kisa.Overview{
+		Complete:   true,
 		Citations:  []kisa.Citation{},
 		Paragraphs: []kisa.Paragraph{},
 		Sources:    []kisa.Source{},
 	}
 }
 
-// extractDoc is Extract on a parsed page.
+// extractDoc is Extract on a parsed page, without the check for unknown
+// markup.
 func extractDoc(doc *goquery.Document) kisa.Overview {
 	ov := emptyOverview()
 	box := doc.Find(OverviewContainer).First()
-	blocks := readBlocks(answerOf(box))
+	g, answer, ok := generationOf(box)
+	if !ok {
+		return ov
+	}
+	blocks := g.readBlocks(answer)
 	if len(blocks) == 0 {
 		return ov
 	}
-	index := newLinkIndex(doc)
-	chips := chipLinks(doc, index)
+	chips, sources := g.links(doc, box)
 	var texts []string
 	for _, b := range blocks {
 		p := kisa.Paragraph{Text: b.text, Citations: citationsOf(b.chips, chips)}
@@ -67,18 +99,54 @@ func extractDoc(doc *goquery.Document) kisa.Overview {
 		texts = append(texts, b.text)
 	}
 	ov.HasOverview = true
+	ov.Complete = box.Is(OverviewLoaded)
 	ov.Text = strings.Join(texts, "\n")
-	ov.Sources = readSources(box, index)
+	ov.Sources = sources
 	return ov
 }
 
-// answerOf narrows the overview container to its answer column, or to its
-// body when the page has no such column. It is empty when box is.
-func answerOf(box *goquery.Selection) *goquery.Selection {
-	if a := box.Find(OverviewAnswer).First(); a.Length() > 0 {
-		return a
+// unreadContent returns the first text of the page's overview block that
+// is content by NotContent and not an interface line, or "" when there is
+// none. Without a container, the block is the parent of a heading of
+// OverviewHeadings (the last guard for a container that changed).
+func unreadContent(doc *goquery.Document) string {
+	box := doc.Find(OverviewContainer).First()
+	if box.Length() == 0 {
+		box = headingBlock(doc)
 	}
-	return box.Find(OverviewBody).First()
+	if box.Length() == 0 {
+		return ""
+	}
+	skip := nodeSet(box.Find(NotContent))
+	var found string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && found == ""; c = c.NextSibling {
+			switch t := normalise(c.Data); {
+			case skip[c]:
+			case c.Type == html.TextNode && hasWord(t) && !isInterface(t):
+				found = t
+			case c.Type == html.ElementNode:
+				walk(c)
+			}
+		}
+	}
+	walk(box.Get(0))
+	return found
+}
+
+// hasWord reports whether s holds a letter or a digit.
+func hasWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// headingBlock returns the parent of the first h1 whose text is one of
+// OverviewHeadings, or an empty selection.
+func headingBlock(doc *goquery.Document) *goquery.Selection {
+	h := doc.Find(OverviewHeading).FilterFunction(func(_ int, h *goquery.Selection) bool {
+		return slices.Contains(OverviewHeadings, normalise(h.Text()))
+	}).First()
+	return h.Parent()
 }
 
 // block is one block of the answer: its normalised text and the uuids of
@@ -92,19 +160,21 @@ type block struct {
 // a block and which are citation chips.
 type blockReader struct {
 	skip, blocks, chips map[*html.Node]bool
+	chipKey             string // the chips' attribute naming their links
 }
 
 // readBlocks returns the answer's blocks in document order, leaving out
 // empty ones and interface lines. An answer with text but no recognised
 // block yields that text as one block.
-func readBlocks(answer *goquery.Selection) []block {
+func (g generation) readBlocks(answer *goquery.Selection) []block {
 	if answer.Length() == 0 {
 		return nil
 	}
 	r := blockReader{
-		skip:   nodeSet(answer.Find(OverviewNoText)),
-		blocks: nodeSet(answer.Find(OverviewBlock)),
-		chips:  nodeSet(answer.Find(CitationChip)),
+		skip:    nodeSet(answer.Find(g.noText)),
+		blocks:  nodeSet(answer.Find(g.blocks)),
+		chips:   nodeSet(answer.Find(g.chips)),
+		chipKey: g.chipKey,
 	}
 	root := answer.Get(0)
 	var out []block
@@ -130,20 +200,26 @@ func (r blockReader) eachBlock(n *html.Node, fn func(*html.Node)) {
 }
 
 // read returns the text and chips of block n without those of the blocks
-// nested in it.
+// nested in it. Elements of breaksLine separate the words around them,
+// unless punctuation follows.
 func (r blockReader) read(n *html.Node) block {
 	var sb strings.Builder
 	var b block
+	brk := false
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if r.chips[c] {
-				b.chips = append(b.chips, attr(c, "data-icl-uuid"))
+				b.chips = append(b.chips, attr(c, r.chipKey))
 			}
 			switch {
 			case r.skip[c] || r.blocks[c]:
 			case c.Type == html.TextNode:
-				sb.WriteString(c.Data)
+				brk = writeText(&sb, c.Data, brk)
+			case c.Type == html.ElementNode && breaksLine[c.Data]:
+				brk = true
+				walk(c)
+				brk = true
 			default:
 				walk(c)
 			}
@@ -153,6 +229,26 @@ func (r blockReader) read(n *html.Node) block {
 	b.text = normalise(sb.String())
 	return b
 }
+
+// writeText writes text to sb, after a space when brk is set and the text
+// starts with a word; it returns brk for the next text.
+func writeText(sb *strings.Builder, text string, brk bool) bool {
+	t := strings.TrimLeftFunc(text, unicode.IsSpace)
+	if t == "" {
+		sb.WriteString(text)
+		return brk
+	}
+	if brk && hasWord(string([]rune(t)[:1])) {
+		sb.WriteByte(' ')
+	}
+	sb.WriteString(text)
+	return false
+}
+
+// breaksLine are the elements that separate the words around them: a
+// title and a text in two divs are two words, not one.
+var breaksLine = map[string]bool{"div": true, "p": true, "br": true, "li": true, "ul": true, "ol": true,
+	"section": true, "h2": true, "h3": true, "h4": true, "tr": true, "td": true}
 
 // appendBlock appends b to bs unless it has no text or is an interface line.
 func appendBlock(bs []block, b block) []block {

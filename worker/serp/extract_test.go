@@ -117,7 +117,7 @@ func TestExtractGerman(t *testing.T) {
 // TestExtractNoOverview checks that pages without an overview give the
 // empty overview, with [] rather than null in JSON.
 func TestExtractNoOverview(t *testing.T) {
-	const want = `{"hasOverview":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`
+	const want = `{"hasOverview":false,"complete":true,"text":"","citations":[],"paragraphs":[],"sources":[]}`
 	tests := []struct {
 		name string
 		page string
