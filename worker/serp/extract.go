@@ -261,7 +261,7 @@ func appendBlock(bs []block, b block) []block {
 // isInterface reports whether text is one of the overview's interface
 // strings rather than part of its answer.
 func isInterface(text string) bool {
-	t := strings.TrimSuffix(text, ".")
+	t := strings.TrimRight(text, ".…")
 	for _, l := range InterfaceLines {
 		if strings.EqualFold(t, l) {
 			return true

@@ -2,12 +2,14 @@ package serp_test
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/worker/serp"
 )
 
 // interfaceStrings must never appear in an overview's text.
@@ -93,6 +95,43 @@ func TestExtractRealPageCitations(t *testing.T) {
 	serpin := paragraphWith(t, ov, "protective protein (serpin)")
 	if diff := cmp.Diff(want, serpin.Citations[0]); diff != "" {
 		t.Errorf("serpin paragraph's first citation mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestExtract2025 checks the facts of the captured page of the 2025
+// generation (sources as cards inside the overview, collapsed), as the
+// fixture README lists them.
+func TestExtract2025(t *testing.T) {
+	const name = "aio-mobile-app-development-2025.html"
+	page := readPage(t, name)
+	if g := serp.GenerationOf(page); g != "2025" {
+		t.Errorf("GenerationOf = %q, want 2025", g)
+	}
+	ov := extract(t, page)
+	if !ov.HasOverview || !ov.Complete {
+		t.Fatalf("HasOverview, Complete = %v, %v; want true, true", ov.HasOverview, ov.Complete)
+	}
+	if !strings.HasPrefix(ov.Text, "Mobile app development is the process of creating software applications designed to run on mobile") {
+		t.Errorf("Text begins %.80q", ov.Text)
+	}
+	lines := strings.Split(ov.Text, "\n")
+	assertFollows(t, lines, "Key Aspects of Mobile App Development:",
+		"Defining the App Idea: Clearly outlining the app's purpose, target audience, and key features is crucial.")
+	assertFollows(t, lines, "The Mobile App Development Process:",
+		"Idea Validation: Research the market, identify a problem your app can solve, and assess the potential for success.")
+	assertNoInterface(t, ov)
+	assertParagraphsMatchText(t, ov)
+	if len(ov.Sources) != 13 {
+		t.Errorf("got %d sources, want the 13 distinct ones: %v", len(ov.Sources), domains(ov.Sources))
+	}
+	want := kisa.Source{URL: "https://en.wikipedia.org/wiki/Mobile_app_development", Title: "Mobile app development - Wikipedia",
+		Source: "en.wikipedia.org", Icon: ov.Sources[1].Icon}
+	if diff := cmp.Diff(want, ov.Sources[1]); diff != "" || !strings.HasPrefix(want.Icon, "data:image/") {
+		t.Errorf("second source mismatch (-want +got):\n%s", diff)
+	}
+	first := ov.Paragraphs[0]
+	if len(first.Citations) != 2 || first.Citations[0].Source != "IBM" || first.Citations[1].Source != "Wikipedia" {
+		t.Errorf("first paragraph's citations = %+v, want IBM and Wikipedia", first.Citations)
 	}
 }
 
@@ -258,4 +297,64 @@ func domains(ss []kisa.Source) []string {
 		out = append(out, s.Source)
 	}
 	return out
+}
+
+// TestExtractUnrecognised checks that an overview block whose content no
+// generation reads is kisa.Unrecognised, never "no overview", while a
+// placeholder that holds no answer is no overview.
+func TestExtractUnrecognised(t *testing.T) {
+	tests := []struct {
+		name    string
+		page    string
+		unknown bool
+	}{
+		{name: "unknown answer column", page: `<div jscontroller="EYwa3d" data-loaded="1"><div id="m-x-content"><div data-xid="Zz9x"><p>An answer in markup of a new generation.</p></div></div></div>`, unknown: true},
+		{name: "unknown column, other language", page: `<div jscontroller="EYwa3d"><div class="new"><span>Le ciel est bleu à cause de la diffusion.</span></div></div>`, unknown: true},
+		{name: "heading without container", page: `<div><h1>AI Overview</h1><div class="x">Frogs are green for camouflage.</div></div>`, unknown: true},
+		{name: "searching placeholder", page: `<div jscontroller="EYwa3d"><h1>Visão geral criada por IA</h1><div role="status">Pesquisando...</div></div>`},
+		{name: "searching placeholder, English phrase", page: `<div jscontroller="EYwa3d"><div>Searching...</div></div>`},
+		{name: "opt-in generate button", page: `<div jscontroller="EYwa3d"><div role="heading" aria-level="2">Vue d'ensemble IA</div><div role="button" tabindex="0">Générer</div></div>`},
+		{name: "streaming, empty", page: loadingPage},
+		{name: "hidden errors only", page: `<div jscontroller="EYwa3d"><span style="display:none">Can't generate</span><div aria-hidden="true">AI Overview</div></div>`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ov, err := serp.Extract(tt.page)
+			if got := errors.Is(err, kisa.Unrecognised); got != tt.unknown {
+				t.Fatalf("Extract error = %v; want kisa.Unrecognised: %v", err, tt.unknown)
+			}
+			if !tt.unknown && err != nil {
+				t.Fatalf("Extract: %v", err)
+			}
+			if ov.HasOverview || ov.Text != "" || len(ov.Sources) != 0 || len(ov.Paragraphs) != 0 {
+				t.Errorf("overview = %+v, want none", ov)
+			}
+		})
+	}
+}
+
+// TestExtractPartial checks that an overview still streaming (its block
+// not marked loaded) of each generation gives what is there with Complete
+// false.
+func TestExtractPartial(t *testing.T) {
+	tests := []struct {
+		name, page, want string
+	}{
+		{name: "2026", want: "First paragraph.",
+			page: `<div jscontroller="EYwa3d"><div id="m-x-content"><div data-xid="VpUvz"><div class="Y3BBE">First paragraph.</div></div></div></div>`},
+		{name: "2025", want: "Mobile apps are built in steps.",
+			page: `<div jscontroller="EYwa3d"><div id="m-x-content"><div jsname="dvXlsc"><div class="rPeykc"><span>Mobile apps are built in steps.</span></div></div>` +
+				`<ul><li class="LLtSOc"><a class="KEVENd" href="https://a.example/x" aria-label="A title"></a></li></ul></div></div>`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if g := serp.GenerationOf(tt.page); g != tt.name {
+				t.Errorf("GenerationOf = %q, want %q", g, tt.name)
+			}
+			ov := extract(t, tt.page)
+			if !ov.HasOverview || ov.Complete || ov.Text != tt.want {
+				t.Errorf("HasOverview, Complete, Text = %v, %v, %q; want true, false, %q", ov.HasOverview, ov.Complete, ov.Text, tt.want)
+			}
+		})
+	}
 }

@@ -60,7 +60,7 @@ func TestFixturePagesCurrent(t *testing.T) {
 // TestExtractGolden extracts every page of testdata/ and compares the JSON
 // with its golden file (-update rewrites them).
 func TestExtractGolden(t *testing.T) {
-	pages := []string{"aio-why-are-frogs-green.html", "sorry-captcha.html"}
+	pages := append([]string{"sorry-captcha.html"}, capturedPages...)
 	for _, fp := range fixturePages {
 		pages = append(pages, fp.file)
 	}
@@ -114,6 +114,10 @@ func toJSON(tb testing.TB, v any) string {
 	}
 	return buf.String()
 }
+
+// capturedPages are the real captured results pages under golden test,
+// one or more per generation (2026, 2025).
+var capturedPages = []string{captured.FrogsPage, captured.MobileAppPage}
 
 // readPage returns the page name: a real captured page of
 // serpfixture/captured, else testdata/name.

@@ -60,7 +60,7 @@ var OverviewHeadings = []string{"AI Overview", "Übersicht mit KI"}
 
 // InterfaceLines are strings of the overview's interface, not of its
 // answer: a block whose whole text is one of them (ignoring case and a
-// final full stop) is left out of the extraction.
+// final full stops or ellipsis) is left out of the extraction.
 var InterfaceLines = []string{
 	"AI Overview", "Übersicht mit KI",
 	"Show more", "Show less", "Show all", "Mehr anzeigen", "Weniger anzeigen", "Alle anzeigen",
@@ -68,7 +68,7 @@ var InterfaceLines = []string{
 	"Learn more", "Weitere Informationen", "Feedback", "Feedback geben",
 	"An AI Overview is not available for this search",
 	"Can't generate an AI overview right now. Try again later",
-	"Searching", "Searching...", "Generating...", "Generate",
+	"Searching", "Generating", "Generate",
 }
 
 // InterfacePrefixes start the overview's disclaimer and feedback lines; a
