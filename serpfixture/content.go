@@ -44,11 +44,18 @@ type words struct {
 	Close, ChipLabel, OpensNewTab, SearchLabel, TitleSuffix       string
 	Tabs                                                          []string
 	About, Disclaimer                                             string
+	// AIMode is the link to continue in AI Mode, Feedback the label of
+	// the feedback control; both sit in the overview block, outside its
+	// answer.
+	AIMode, Feedback string
 }
 
 // wordsFor returns the interface strings for hl: German for "de" and its
-// regional forms, English otherwise.
+// regional forms, those of Languages for theirs, English otherwise.
 func wordsFor(hl string) words {
+	if l, ok := languageOf(hl); ok {
+		return l.words
+	}
 	if isGerman(hl) {
 		return words{
 			Lang: "de", Heading: "Übersicht mit KI", ShowMore: "Mehr anzeigen",
@@ -59,6 +66,7 @@ func wordsFor(hl string) words {
 			Tabs:       []string{"Alle", "Bilder", "Videos", "News", "Shopping", "Maps"},
 			About:      "Ungefähr 1.240.000 Ergebnisse (0,41 Sekunden)",
 			Disclaimer: "KI-Antworten können Fehler enthalten.",
+			AIMode:     "Im KI-Modus weiter recherchieren", Feedback: "Feedback geben",
 		}
 	}
 	return words{
@@ -70,6 +78,7 @@ func wordsFor(hl string) words {
 		Tabs:       []string{"All", "Images", "Videos", "News", "Shopping", "Maps"},
 		About:      "About 1,240,000 results (0.41 seconds)",
 		Disclaimer: "AI responses may include mistakes.",
+		AIMode:     "Dive deeper in AI Mode", Feedback: "Give feedback",
 	}
 }
 
@@ -81,6 +90,9 @@ func isGerman(hl string) bool {
 
 // overviewFor returns the overview for a normalised query in language hl.
 func overviewFor(query, hl string) overview {
+	if l, ok := languageOf(hl); ok {
+		return l.generic.overview(query, l.words.Lang)
+	}
 	if isGerman(hl) {
 		if query == "warum ist der himmel blau" {
 			return skyGerman()

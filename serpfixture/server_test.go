@@ -175,7 +175,7 @@ func TestConsentFlow(t *testing.T) {
 			defer ts.Close()
 			c := newClient(t)
 			page := fetch(t, c, ts.URL+"/search?q=why+is+the+sky+blue&gl=DE&hl="+tt.hl)
-			if !serp.IsConsent(page.html) || page.doc.Find("title").Text() != tt.wantTitle {
+			if page.doc.Find(serp.ConsentRejectForm).Length() == 0 || page.doc.Find("title").Text() != tt.wantTitle {
 				t.Fatalf("ended on %s titled %q, want the consent page %q", page.url, page.doc.Find("title").Text(), tt.wantTitle)
 			}
 			assertConsentForms(t, page.doc, tt.wantForms, tt.hl, ts.URL+"/search?q=why+is+the+sky+blue&gl=DE&hl="+tt.hl)
@@ -184,7 +184,7 @@ func TestConsentFlow(t *testing.T) {
 				t.Errorf("after consent ended on %s, want the results page", results.url)
 			}
 			again := fetch(t, c, ts.URL+"/search?q=why+is+the+sky+blue")
-			if serp.IsConsent(again.html) {
+			if again.doc.Find(serp.ConsentRejectForm).Length() > 0 {
 				t.Error("consent page shown again despite the cookie")
 			}
 			if fx.ConsentShown() != 1 || fx.Visits("why is the sky blue") != 2 {
@@ -230,7 +230,7 @@ func TestSave(t *testing.T) {
 func TestConsentOffByDefault(t *testing.T) {
 	srv := serpfixture.New(serpfixture.Options{})
 	body := get(t, srv, "/search?q=x", http.StatusOK)
-	if serp.IsConsent(body) || srv.ConsentShown() != 0 {
+	if parseHTML(t, body).Find(serp.ConsentRejectForm).Length() > 0 || srv.ConsentShown() != 0 {
 		t.Error("consent page shown although Options.Consent is off")
 	}
 }

@@ -161,13 +161,21 @@ func parseHTML(tb testing.TB, page string) *goquery.Document {
 	return doc
 }
 
-// assertState checks serp's readings of a page at one moment.
+// assertState checks what the extractor and the browser's selectors read
+// from a page at one moment: an overview present, its show-more control
+// collapsed, or its block there while it has no answer yet (pending).
 func assertState(tb testing.TB, when, page string, present, collapsed, pending bool) {
 	tb.Helper()
-	p, c := serp.OverviewState(page)
-	if p != present || c != collapsed || serp.OverviewPending(page) != pending {
-		tb.Errorf("%s: OverviewState = (%v, %v), OverviewPending = %v; want (%v, %v), %v",
-			when, p, c, serp.OverviewPending(page), present, collapsed, pending)
+	ov, err := serp.Extract(page)
+	if err != nil {
+		tb.Fatalf("%s: Extract: %v", when, err)
+	}
+	doc := parseHTML(tb, page)
+	p, c := ov.HasOverview, doc.Find(serp.ShowMoreCollapsed).Length() > 0
+	pend := !p && doc.Find(serp.OverviewContainer).Length() > 0
+	if p != present || c != collapsed || pend != pending {
+		tb.Errorf("%s: present, collapsed, pending = %v, %v, %v; want %v, %v, %v",
+			when, p, c, pend, present, collapsed, pending)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
@@ -41,7 +43,7 @@ func TestVisitFixture(t *testing.T) {
 			t.Errorf("Extract %q = HasOverview %v, %d sources, text %.80q; want an overview about %q with sources",
 				tt.query, ov.HasOverview, len(ov.Sources), ov.Text, tt.wantText)
 		}
-		if _, collapsed := serp.OverviewState(res.HTML); collapsed {
+		if doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.HTML)); err != nil || doc.Find(serp.ShowMoreCollapsed).Length() > 0 {
 			t.Errorf("%q: overview still collapsed after the visit", tt.query)
 		}
 	}
