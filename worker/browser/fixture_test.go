@@ -8,6 +8,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
@@ -30,11 +31,14 @@ func TestVisitFixture(t *testing.T) {
 	}
 	for _, tt := range tests {
 		q := url.Values{"q": {tt.query}, "gl": {"us"}, "hl": {"en"}}
-		res, err := p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/search?" + q.Encode(), Screenshots: true})
+		real := tt.query == serpfixture.RealPageQuery
+		res, err := p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/search?" + q.Encode(), Screenshots: true,
+			FullPage: func(string) bool { return real }})
 		if err != nil {
 			t.Fatalf("Visit %q: %v", tt.query, err)
 		}
 		checkPNGs(t, res.Screenshots)
+		checkLongShots(t, res, real)
 		ov, err := serp.Extract(res.HTML)
 		if err != nil {
 			t.Fatalf("Extract %q: %v", tt.query, err)
@@ -49,5 +53,24 @@ func TestVisitFixture(t *testing.T) {
 	}
 	if got := fixture.ConsentShown(); got != 1 {
 		t.Errorf("fixture showed the consent page %d times, want 1 (its cookie is kept)", got)
+	}
+}
+
+// checkLongShots checks, for the real page's long overview (real), that
+// the afterExpand screenshot shows the whole block beyond the viewport and
+// that the full-page screenshot asked for is there; other pages get none.
+func checkLongShots(tb testing.TB, res VisitResult, real bool) {
+	tb.Helper()
+	if !real {
+		if res.FullPage != nil {
+			tb.Error("full-page screenshot taken although FullPage said no")
+		}
+		return
+	}
+	if h := pngHeight(tb, res.Screenshots[kisa.ShotAfterExpand]); h <= windowHeight {
+		tb.Errorf("afterExpand of a long overview is %d px high, want more than the %d px viewport", h, windowHeight)
+	}
+	if res.FullPage == nil || pngHeight(tb, res.FullPage) <= windowHeight {
+		tb.Error("no full-page screenshot taller than the viewport, although FullPage asked for one")
 	}
 }

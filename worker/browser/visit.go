@@ -40,6 +40,10 @@ type VisitRequest struct {
 	// Language is the ISO 639-1 code sent as Accept-Language; empty sends
 	// Chromium's default.
 	Language string
+	// FullPage, when set, is asked about the final page's HTML before the
+	// tab closes; when it reports true, VisitResult.FullPage holds a
+	// screenshot of the whole page (evidence of a page not recognised).
+	FullPage func(html string) bool
 }
 
 // VisitResult is what a visit saw once the overview had settled and been
@@ -49,10 +53,18 @@ type VisitResult struct {
 	FinalURL string
 	// HTML is document.documentElement.outerHTML at the end of the visit.
 	HTML string
-	// Screenshots are viewport PNGs (1366x900, what a user sees without
-	// scrolling) keyed by kisa.ShotInitial, ShotAfterLoad and
-	// ShotAfterExpand; nil unless the request asked for them.
+	// Screenshots are PNGs keyed by kisa.ShotInitial and ShotAfterLoad
+	// (viewport images, 1366x900, what a user sees without scrolling) and
+	// ShotAfterExpand (the whole overview block at its full height, up to
+	// 16000 px; the viewport on a page without overview); nil unless the
+	// request asked for them.
 	Screenshots map[string][]byte
+	// Settled is false when the overview was still streaming when
+	// Config.OverviewWait passed (or never announced itself).
+	Settled bool
+	// FullPage is a PNG of the whole page when VisitRequest.FullPage asked
+	// for it, else nil.
+	FullPage []byte
 }
 
 // visit is one page visit: a request in one browser, from opening its tab
@@ -157,7 +169,7 @@ func (v *visit) steps() (VisitResult, error) {
 	if v.expanded, err = v.expand(); err != nil {
 		return VisitResult{}, err
 	}
-	if err := v.capture(kisa.ShotAfterExpand); err != nil {
+	if err := v.captureBlock(kisa.ShotAfterExpand); err != nil {
 		return VisitResult{}, err
 	}
 	return v.result()
@@ -375,6 +387,10 @@ func (v *visit) poll(limit time.Duration, check func(now time.Time) (bool, error
 	}
 }
 
+// maxShotHeight caps the height of a screenshot beyond the viewport (the
+// expanded overview, a full page), in CSS pixels.
+const maxShotHeight = 16000
+
 // capture takes the viewport screenshot called name when the request asked
 // for screenshots. It returns an error when Chromium fails to take it or
 // it is not a PNG.
@@ -382,31 +398,95 @@ func (v *visit) capture(name string) error {
 	if !v.req.Screenshots {
 		return nil
 	}
-	var png []byte
-	err := chromedp.Run(v.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
-		var err error
-		png, err = page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).WithFromSurface(true).Do(ctx)
-		return err
-	}))
+	png, err := v.shoot(name, nil)
 	if err != nil {
-		return fmt.Errorf("screenshot %s: %w", name, err)
-	}
-	if !bytes.HasPrefix(png, []byte(pngSignature)) {
-		return fmt.Errorf("screenshot %s: not a PNG", name)
+		return err
 	}
 	v.shots[name] = png
 	return nil
 }
 
-// result reads the final URL and the page's HTML.
+// captureBlock takes the screenshot called name of the whole overview
+// block (serp.OverviewContainer) at its full height, beyond the viewport
+// if need be (at most maxShotHeight), when the request asked for
+// screenshots; a page without the block gets a viewport screenshot.
+func (v *visit) captureBlock(name string) error {
+	if !v.req.Screenshots {
+		return nil
+	}
+	js := fmt.Sprintf(`(() => {
+		const el = document.querySelector(%s);
+		if (!el) return null;
+		const r = el.getBoundingClientRect();
+		return r.width && r.height ? {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height} : null;
+	})()`, jsString(serp.OverviewContainer))
+	png, err := v.shootArea(name, js)
+	if err != nil {
+		return err
+	}
+	v.shots[name] = png
+	return nil
+}
+
+// captureFullPage returns a screenshot of the whole page, at most
+// maxShotHeight high, for the evidence of an unrecognised page.
+func (v *visit) captureFullPage() ([]byte, error) {
+	const js = `({x: 0, y: 0, width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight})`
+	return v.shootArea("fullPage", js)
+}
+
+// shootArea takes the screenshot called name of the area that js returns
+// ({x, y, width, height} in page pixels, or null for the viewport).
+func (v *visit) shootArea(name, js string) ([]byte, error) {
+	var area *page.Viewport
+	if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &area)); err != nil {
+		return nil, fmt.Errorf("screenshot %s: measure: %w", name, err)
+	}
+	if area != nil {
+		area.Height = min(area.Height, maxShotHeight)
+		area.Scale = 1
+	}
+	return v.shoot(name, area)
+}
+
+// shoot takes the screenshot called name of clip (nil: the viewport). It
+// returns an error when Chromium fails to take it or it is not a PNG.
+func (v *visit) shoot(name string, clip *page.Viewport) ([]byte, error) {
+	var png []byte
+	err := chromedp.Run(v.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		shot := page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).WithFromSurface(true)
+		if clip != nil {
+			shot = shot.WithClip(clip).WithCaptureBeyondViewport(true)
+		}
+		var err error
+		png, err = shot.Do(ctx)
+		return err
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("screenshot %s: %w", name, err)
+	}
+	if !bytes.HasPrefix(png, []byte(pngSignature)) {
+		return nil, fmt.Errorf("screenshot %s: not a PNG", name)
+	}
+	return png, nil
+}
+
+// result reads the final URL and the page's HTML, and takes a full-page
+// screenshot when the request's FullPage says the page needs one.
 func (v *visit) result() (VisitResult, error) {
-	res := VisitResult{Screenshots: v.shots}
+	res := VisitResult{Settled: v.settled}
 	err := chromedp.Run(v.ctx,
 		chromedp.Evaluate(`location.href`, &res.FinalURL),
 		chromedp.Evaluate(`document.documentElement.outerHTML`, &res.HTML))
 	if err != nil {
 		return VisitResult{}, fmt.Errorf("read page: %w", err)
 	}
+	if v.req.FullPage != nil && v.req.FullPage(res.HTML) {
+		if res.FullPage, err = v.captureFullPage(); err != nil {
+			return VisitResult{}, err
+		}
+	}
+	res.Screenshots = v.shots
 	return res, nil
 }
 

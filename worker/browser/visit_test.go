@@ -232,6 +232,16 @@ func checkHTML(tb testing.TB, html string, want ...string) {
 	}
 }
 
+// pngHeight returns the height of a PNG, failing the test on a bad one.
+func pngHeight(tb testing.TB, b []byte) int {
+	tb.Helper()
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		tb.Fatalf("decode PNG: %v", err)
+	}
+	return cfg.Height
+}
+
 // checkPNGs fails the test unless every screenshot is a PNG of the
 // browser's viewport.
 func checkPNGs(tb testing.TB, shots map[string][]byte) {
@@ -244,6 +254,12 @@ func checkPNGs(tb testing.TB, shots map[string][]byte) {
 		cfg, err := png.DecodeConfig(bytes.NewReader(b))
 		if err != nil {
 			tb.Errorf("screenshot %s: %v", name, err)
+			continue
+		}
+		if name == kisa.ShotAfterExpand {
+			if cfg.Width > windowWidth || cfg.Height > maxShotHeight {
+				tb.Errorf("screenshot %s is %dx%d, want at most %dx%d", name, cfg.Width, cfg.Height, windowWidth, maxShotHeight)
+			}
 			continue
 		}
 		if cfg.Width != windowWidth || cfg.Height != windowHeight {
