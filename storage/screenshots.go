@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +18,26 @@ import (
 // a screenshot object; see EnsureBucket for why it is two.
 const ScreenshotExpiryDays = 2
 
-// screenshotRuleID names the lifecycle rule EnsureBucket writes.
+// screenshotRuleID names the lifecycle rule EnsureBucket writes for the
+// objects of results (screenshots, raw HTML).
 const screenshotRuleID = "kisa-expire-screenshots"
+
+// ResultPrefix starts the key of every object of a result: its keys begin
+// with the UTC date ("2026-11-23/..."), so the prefix "2" holds them all
+// and leaves EvidencePrefix alone.
+const ResultPrefix = "2"
+
+// EvidencePrefix starts the keys of the evidence of pages the worker did
+// not recognise (their HTML and a full-page screenshot), for operators:
+// evidence/<date>/<task>/... Its objects live EvidenceExpiryDays.
+const EvidencePrefix = "evidence/"
+
+// EvidenceExpiryDays is how many days evidence objects are kept: long
+// enough for an operator to add the page's generation from them.
+const EvidenceExpiryDays = 7
+
+// evidenceRuleID names the lifecycle rule of EvidencePrefix.
+const evidenceRuleID = "kisa-expire-evidence"
 
 // S3Config locates the S3-compatible store (MinIO) that keeps screenshots.
 type S3Config struct {
@@ -105,8 +124,9 @@ func newS3Client(cfg S3Config, host string, secure bool) (*minio.Client, error) 
 }
 
 // EnsureBucket creates the bucket if it is missing and (re)writes its
-// lifecycle rule: every object expires ScreenshotExpiryDays (2) days after
-// it was written. Two, not one: a cached overview result (ttl <= 24h) may
+// lifecycle rules: an object of a result (under ResultPrefix) expires
+// ScreenshotExpiryDays (2) days after it was written, one of evidence
+// (under EvidencePrefix) EvidenceExpiryDays (7). Two, not one: a cached overview result (ttl <= 24h) may
 // hand out a fresh 24h URL for a screenshot taken up to 24h earlier, so an
 // object must live at least 48h. MinIO expires by whole days, so objects
 // live 48-72h. Safe to call concurrently and repeatedly. It returns an
@@ -126,7 +146,13 @@ func (s *Screenshots) EnsureBucket(ctx context.Context) error {
 	cfg.Rules = []lifecycle.Rule{{
 		ID:         screenshotRuleID,
 		Status:     "Enabled",
+		RuleFilter: lifecycle.Filter{Prefix: ResultPrefix},
 		Expiration: lifecycle.Expiration{Days: ScreenshotExpiryDays},
+	}, {
+		ID:         evidenceRuleID,
+		Status:     "Enabled",
+		RuleFilter: lifecycle.Filter{Prefix: EvidencePrefix},
+		Expiration: lifecycle.Expiration{Days: EvidenceExpiryDays},
 	}}
 	if err := s.client.SetBucketLifecycle(ctx, s.bucket, cfg); err != nil {
 		return fmt.Errorf("screenshots: set lifecycle on bucket %q: %w", s.bucket, err)
@@ -138,8 +164,31 @@ func (s *Screenshots) EnsureBucket(ctx context.Context) error {
 // passed on, so the upload is one request with no large buffer. It returns
 // an error when the upload fails.
 func (s *Screenshots) Put(ctx context.Context, key string, png []byte) error {
-	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(png), int64(len(png)),
-		minio.PutObjectOptions{ContentType: "image/png"})
+	return s.PutObject(ctx, key, png, "image/png", "")
+}
+
+// PutGzipHTML stores page gzip-compressed under key, served with
+// Content-Type text/html; charset=utf-8 and Content-Encoding gzip, so a
+// browser or curl --compressed shows the page. It returns an error when
+// the upload fails.
+func (s *Screenshots) PutGzipHTML(ctx context.Context, key, page string) error {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write([]byte(page)); err != nil {
+		return fmt.Errorf("screenshots: gzip %q: %w", key, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("screenshots: gzip %q: %w", key, err)
+	}
+	return s.PutObject(ctx, key, buf.Bytes(), "text/html; charset=utf-8", "gzip")
+}
+
+// PutObject stores body under key with the given Content-Type and
+// Content-Encoding ("" for none). It returns an error when the upload
+// fails.
+func (s *Screenshots) PutObject(ctx context.Context, key string, body []byte, contentType, encoding string) error {
+	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(body), int64(len(body)),
+		minio.PutObjectOptions{ContentType: contentType, ContentEncoding: encoding})
 	if err != nil {
 		return fmt.Errorf("screenshots: put %q: %w", key, err)
 	}

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -195,7 +196,13 @@ func TestScreenshotsEnsureBucket(t *testing.T) {
 	want := []lifecycle.Rule{{
 		ID:         "kisa-expire-screenshots",
 		Status:     "Enabled",
+		RuleFilter: lifecycle.Filter{Prefix: storage.ResultPrefix},
 		Expiration: lifecycle.Expiration{Days: storage.ScreenshotExpiryDays},
+	}, {
+		ID:         "kisa-expire-evidence",
+		Status:     "Enabled",
+		RuleFilter: lifecycle.Filter{Prefix: storage.EvidencePrefix},
+		Expiration: lifecycle.Expiration{Days: storage.EvidenceExpiryDays},
 	}}
 	for i := range 2 { // the second call must be a no-op, not an error
 		if err := s.EnsureBucket(ctx); err != nil {
@@ -206,7 +213,7 @@ func TestScreenshotsEnsureBucket(t *testing.T) {
 			t.Fatalf("GetBucketLifecycle after call %d: %v", i+1, err)
 		}
 		opts := cmp.Options{cmp.FilterPath(func(p cmp.Path) bool {
-			return p.Last().String() == ".XMLName" || p.Last().String() == ".RuleFilter"
+			return p.Last().String() == ".XMLName"
 		}, cmp.Ignore())}
 		if diff := cmp.Diff(want, got.Rules, opts); diff != "" {
 			t.Errorf("lifecycle rules after call %d (-want +got):\n%s", i+1, diff)
@@ -377,5 +384,43 @@ func TestNewScreenshotsRejects(t *testing.T) {
 	}
 	if _, err := storage.NewScreenshots(ok); err != nil {
 		t.Errorf("NewScreenshots(valid): %v", err)
+	}
+}
+
+// TestScreenshotsPutGzipHTML checks that a page stored as gzip HTML
+// downloads through its presigned URL with the headers that let a browser
+// show it, and unpacks to the page.
+func TestScreenshotsPutGzipHTML(t *testing.T) {
+	s, _, _ := newTestScreenshots(t, "")
+	ctx := context.Background()
+	const page = "<!doctype html><title>é</title><p>Seite</p>"
+	if err := s.EnsureBucket(ctx); err != nil {
+		t.Fatalf("EnsureBucket: %v", err)
+	}
+	if err := s.PutGzipHTML(ctx, "2026-01-01/k/page.html.gz", page); err != nil {
+		t.Fatalf("PutGzipHTML: %v", err)
+	}
+	raw, err := s.URL(ctx, "2026-01-01/k/page.html.gz", time.Minute)
+	if err != nil {
+		t.Fatalf("URL: %v", err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	req.Header.Set("Accept-Encoding", "gzip") // set by hand: the transport leaves the body packed
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET: %v", err)
+	}
+	defer resp.Body.Close()
+	got := []string{resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding")}
+	if diff := cmp.Diff([]string{"text/html; charset=utf-8", "gzip"}, got); diff != "" {
+		t.Errorf("headers (-want +got):\n%s", diff)
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatalf("gzip: %v", err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil || string(body) != page {
+		t.Errorf("body = %q, %v; want the page", body, err)
 	}
 }
