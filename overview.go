@@ -59,5 +59,9 @@ var ShotNames = []string{ShotInitial, ShotAfterLoad, ShotAfterExpand}
 type Result struct {
 	Overview    Overview          `json:"overview"`
 	Screenshots map[string]string `json:"screenshots,omitempty"`
-	TakenAt     time.Time         `json:"takenAt"`
+	// RawHTML is the object key of the page's HTML after expansion,
+	// gzip-encoded; every visit stores it, so that a request for it is
+	// answered from the cache like any other.
+	RawHTML string    `json:"rawHtml,omitempty"`
+	TakenAt time.Time `json:"takenAt"`
 }

@@ -49,7 +49,7 @@ func parseOverviewRequest(body []byte) (overview.Request, error) {
 	}
 	v := validation{}
 	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
-		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: overview.Fields{ParagraphText: true}}
+		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: overview.Fields{ParagraphText: true, RawHTML: true}}
 	for name, raw := range top {
 		switch name {
 		case "query":
@@ -60,12 +60,14 @@ func parseOverviewRequest(body []byte) (overview.Request, error) {
 			req.Language = parseCode(v, name, raw, validLanguage, "ISO 639-1 language code")
 		case "screenshots":
 			decodeAs(v, name, raw, &req.Screenshots, "a boolean")
+		case "rawHtml":
+			decodeAs(v, name, raw, &req.RawHTML, "a boolean")
 		case "fields":
 			req.Fields = parseFields(v, raw)
 		case "cache":
 			parseCache(v, raw, &req)
 		default:
-			v.add(name, "unknown field; allowed: query, countryCode, languageCode, screenshots, fields, cache")
+			v.add(name, "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache")
 		}
 	}
 	if _, ok := top["query"]; !ok {
@@ -160,7 +162,7 @@ func parseCache(v validation, raw json.RawMessage, req *overview.Request) {
 }
 
 func parseFields(v validation, raw json.RawMessage) overview.Fields {
-	sel := overview.Fields{ParagraphText: true}
+	sel := overview.Fields{ParagraphText: true, RawHTML: true}
 	var obj map[string]json.RawMessage
 	if !decodeAs(v, "fields", raw, &obj, "an object") {
 		return sel
@@ -173,8 +175,10 @@ func parseFields(v validation, raw json.RawMessage) overview.Fields {
 			sel.Citations = parseFieldList(v, "fields.citations", r, citationFields)
 		case "paragraphs":
 			parseParagraphFields(v, r, &sel)
+		case "rawHtml":
+			decodeAs(v, "fields.rawHtml", r, &sel.RawHTML, "a boolean")
 		default:
-			v.add("fields."+k, "unknown field; allowed: sources, citations, paragraphs")
+			v.add("fields."+k, "unknown field; allowed: sources, citations, paragraphs, rawHtml")
 		}
 	}
 	return sel

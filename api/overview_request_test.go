@@ -11,7 +11,7 @@ import (
 // defaults is the request {"query":"coffee"} becomes.
 func defaults() overview.Request {
 	return overview.Request{Query: "coffee", Country: "at", Language: "de", Screenshots: true,
-		CacheOn: true, CacheTTL: 120, Fields: overview.Fields{ParagraphText: true}}
+		CacheOn: true, CacheTTL: 120, Fields: overview.Fields{ParagraphText: true, RawHTML: true}}
 }
 
 // with returns the defaults changed by f.
@@ -30,7 +30,7 @@ const (
 	msgCountry  = "must be an ISO 3166-1 alpha-2 country code"
 	msgLanguage = "must be an ISO 639-1 language code"
 	msgTTL      = "must be a whole number of seconds from 1 to 86400"
-	msgTopLevel = "unknown field; allowed: query, countryCode, languageCode, screenshots, fields, cache"
+	msgTopLevel = "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache"
 )
 
 func TestParseOverviewRequest(t *testing.T) {
@@ -64,8 +64,10 @@ func TestParseOverviewRequest(t *testing.T) {
 		{name: "fields selected", body: `{"query":"coffee","fields":{"sources":["url","title","url"],"citations":["favicon"],"paragraphs":{"text":false,"citations":["url","title"]}}}`,
 			want: with(func(r *overview.Request) {
 				r.Fields = overview.Fields{Sources: []string{"url", "title"}, Citations: []string{"favicon"},
-					ParagraphText: false, ParagraphCitation: []string{"url", "title"}}
+					ParagraphText: false, ParagraphCitation: []string{"url", "title"}, RawHTML: true}
 			})},
+		{name: "raw HTML asked for, fields drop it", body: `{"query":"coffee","rawHtml":true,"fields":{"rawHtml":false}}`,
+			want: with(func(r *overview.Request) { r.RawHTML, r.Fields.RawHTML = true, false })},
 		{name: "empty fields keep all", body: `{"query":"coffee","fields":{},"cache":{}}`, want: defaults()},
 
 		// Each rule.
@@ -109,7 +111,7 @@ func TestParseOverviewRequest(t *testing.T) {
 				"fields.paragraphs.links":        "unknown field; allowed: text, citations",
 			})},
 		{name: "unknown fields key", body: `{"query":"coffee","fields":{"images":["url"]}}`,
-			wantErr: invalid(map[string]string{"fields.images": "unknown field; allowed: sources, citations, paragraphs"})},
+			wantErr: invalid(map[string]string{"fields.images": "unknown field; allowed: sources, citations, paragraphs, rawHtml"})},
 		{name: "unknown top-level field", body: `{"query":"coffee","colour":"red"}`,
 			wantErr: invalid(map[string]string{"colour": msgTopLevel})},
 		{name: "country xx", body: `{"query":"coffee","countryCode":"xx"}`, wantErr: invalid(map[string]string{"countryCode": msgCountry})},

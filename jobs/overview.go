@@ -65,10 +65,13 @@ type Outcome struct {
 	// the client the matching message (api/errors.go).
 	Failure kisa.Failure `json:"failure,omitempty"`
 	Part    kisa.Part    `json:"part,omitempty"`
+	// Evidence is where the worker stored the evidence of a page it did
+	// not recognise (kisa.Unrecognised), for the API's incident log.
+	Evidence string `json:"evidence,omitempty"`
 }
 
-// Err returns the outcome's failure as an error (a *kisa.Error), nil for
-// a result.
+// Err returns the outcome's failure as an error (a *kisa.Error, naming
+// the evidence when there is some), nil for a result.
 func (o Outcome) Err() error {
 	if o.Result != nil {
 		return nil
@@ -76,6 +79,9 @@ func (o Outcome) Err() error {
 	f := o.Failure
 	if f == "" {
 		f = kisa.Internal
+	}
+	if o.Evidence != "" {
+		return kisa.Fail(f, o.Part, fmt.Errorf("page evidence stored at %s", o.Evidence))
 	}
 	return kisa.Fail(f, o.Part, nil)
 }

@@ -26,6 +26,7 @@ func Trim(ov kisa.Overview, sel Fields) map[string]any {
 	}
 	return map[string]any{
 		"hasOverview": ov.HasOverview,
+		"complete":    ov.Complete,
 		"text":        ov.Text,
 		"citations":   citationList(ov.Citations, sel.Citations),
 		"paragraphs":  paragraphs,

@@ -12,6 +12,7 @@ func TestTrimOverview(t *testing.T) {
 	c2 := kisa.Citation{URL: "https://b.example/2", Title: "B two", Source: "B", Favicon: "https://b.example/f.ico"}
 	full := kisa.Overview{
 		HasOverview: true,
+		Complete:    true,
 		Text:        "Coffee is brewed. It is popular.",
 		Citations:   []kisa.Citation{c1, c2},
 		Paragraphs: []kisa.Paragraph{
@@ -24,7 +25,7 @@ func TestTrimOverview(t *testing.T) {
 		j1   = `{"url":"https://a.example/1","title":"A one","source":"A","favicon":"https://a.example/f.ico"}`
 		j2   = `{"url":"https://b.example/2","title":"B two","source":"B","favicon":"https://b.example/f.ico"}`
 		src  = `{"url":"https://a.example/","title":"A site","source":"a.example","icon":"https://a.example/i.png"}`
-		text = `"hasOverview":true,"text":"Coffee is brewed. It is popular."`
+		text = `"hasOverview":true,"complete":true,"text":"Coffee is brewed. It is popular."`
 	)
 	tests := []struct {
 		name string
@@ -54,9 +55,9 @@ func TestTrimOverview(t *testing.T) {
 				`"paragraphs":[{"text":"Coffee is brewed.","citations":[{"url":"https://a.example/1"}]},{"text":"It is popular.","citations":[]}],` +
 				`"sources":[{"title":"A site"}]}`},
 		{name: "no overview: lists are [] not null", ov: kisa.Overview{}, sel: Fields{ParagraphText: true},
-			want: `{"hasOverview":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`},
+			want: `{"hasOverview":false,"complete":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`},
 		{name: "no overview with a selection", ov: kisa.Overview{}, sel: Fields{Sources: []string{"url"}, Citations: []string{"url"}},
-			want: `{"hasOverview":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`},
+			want: `{"hasOverview":false,"complete":false,"text":"","citations":[],"paragraphs":[],"sources":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +76,7 @@ func TestTrimOverviewKeepsInput(t *testing.T) {
 		Sources: []kisa.Source{{URL: "u", Title: "t", Source: "s", Icon: "i"}}}
 	Trim(ov, Fields{Sources: []string{"url"}, Citations: []string{"url"}})
 	got := testenv.MustJSON(t, Trim(ov, Fields{ParagraphText: true}))
-	want := `{"hasOverview":false,"text":"","citations":[{"url":"u","title":"t","source":"s","favicon":"f"}],"paragraphs":[],"sources":[{"url":"u","title":"t","source":"s","icon":"i"}]}`
+	want := `{"hasOverview":false,"complete":false,"text":"","citations":[{"url":"u","title":"t","source":"s","favicon":"f"}],"paragraphs":[],"sources":[{"url":"u","title":"t","source":"s","icon":"i"}]}`
 	if diff := testenv.JSONDiff(t, want, got); diff != "" {
 		t.Errorf("second trim (-want +got):\n%s", diff)
 	}

@@ -14,9 +14,14 @@ type Request struct {
 	Country     string // ISO 3166-1 alpha-2, lower case
 	Language    string // ISO 639-1, lower case
 	Screenshots bool
-	CacheOn     bool
-	CacheTTL    int // seconds
-	Fields      Fields
+	// RawHTML asks for results.rawHtml, a URL of the page's HTML. It is
+	// not part of Key: every visit stores the HTML, so one cached result
+	// serves requests with and without it, and asking for it never costs
+	// a second browser visit.
+	RawHTML  bool
+	CacheOn  bool
+	CacheTTL int // seconds
+	Fields   Fields
 }
 
 // Fields is the request's `fields` selection; a nil list keeps every
@@ -26,6 +31,9 @@ type Fields struct {
 	Citations         []string
 	ParagraphText     bool
 	ParagraphCitation []string
+	// RawHTML keeps results.rawHtml of a request that asked for it
+	// (fields.rawHtml, default true).
+	RawHTML bool
 }
 
 // Key is the identity of a request: the query with case and whitespace

@@ -108,7 +108,7 @@ func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answe
 	if err != nil {
 		return Answer{}, false, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
 	}
-	if !ok {
+	if !ok || (req.RawHTML && res.RawHTML == "") { // a result stored before raw HTML was kept
 		return Answer{}, false, nil
 	}
 	secs := int(math.Ceil(left.Seconds()))
@@ -189,8 +189,9 @@ func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined 
 	return true, nil
 }
 
-// answer builds the response data: presigned screenshot URLs (fresh for
-// URLTTL, also from the cache) and the fields the request selected.
+// answer builds the response data: presigned screenshot and raw HTML URLs
+// (fresh for URLTTL, also from the cache) and the fields the request
+// selected.
 func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
 	results := Trim(res.Overview, req.Fields)
 	if req.Screenshots {
@@ -207,6 +208,13 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 			urls[name] = u
 		}
 		results["screenshots"] = urls
+	}
+	if req.RawHTML && req.Fields.RawHTML && res.RawHTML != "" {
+		u, err := s.shots.URL(ctx, res.RawHTML, URLTTL)
+		if err != nil {
+			return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
+		}
+		results["rawHtml"] = u
 	}
 	return Answer{IsCached: cached, CacheExpiresIn: left, Results: results}, nil
 }

@@ -21,6 +21,20 @@ var pagesFS embed.FS
 // RealPageQuery is the query answered with the real captured results page.
 const RealPageQuery = "why are frogs green"
 
+// Real2025PageQuery is the query answered with the real captured results
+// page of the 2025 generation (collapsed, sources as cards).
+const Real2025PageQuery = "mobile app development"
+
+// Queries of pages that test the worker's edge cases: an overview whose
+// stream stops half-way and never finishes, an overview block in markup no
+// generation knows, and placeholders that never fill.
+const (
+	StalledQuery   = "stalled stream"
+	UnknownQuery   = "unknown markup"
+	SearchingQuery = "searching placeholder"
+	GenerateQuery  = "generate button"
+)
+
 // behaviour is what /search does for a query.
 type behaviour int
 
@@ -29,7 +43,12 @@ const (
 	withOverview behaviour = iota
 	withoutOverview
 	realCapture
+	real2025
 	captcha
+	stalled
+	unknown
+	searching
+	generate
 )
 
 // behaviourOf returns what /search does for a normalised query.
@@ -39,6 +58,16 @@ func behaviourOf(query string) behaviour {
 		return captcha
 	case query == RealPageQuery:
 		return realCapture
+	case query == Real2025PageQuery:
+		return real2025
+	case strings.Contains(query, StalledQuery):
+		return stalled
+	case strings.Contains(query, UnknownQuery):
+		return unknown
+	case strings.Contains(query, SearchingQuery):
+		return searching
+	case strings.Contains(query, GenerateQuery):
+		return generate
 	case strings.Contains(query, "no overview"):
 		return withoutOverview
 	}
@@ -74,6 +103,8 @@ func FinalPage(query, hl string) (string, error) {
 		return p.sorry, nil
 	case realCapture:
 		return p.real, nil
+	case real2025:
+		return p.real2025, nil
 	}
 	b, err := p.results(resultsRequest{query: query, hl: hl, final: true})
 	return string(b), err
@@ -81,8 +112,8 @@ func FinalPage(query, hl string) (string, error) {
 
 // pages are the parsed templates and the captured pages.
 type pages struct {
-	tmpl        *template.Template
-	real, sorry string
+	tmpl                  *template.Template
+	real, real2025, sorry string
 }
 
 // newPages parses the embedded templates and reads the captured pages.
@@ -99,7 +130,11 @@ func newPages() (*pages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read CAPTCHA page: %w", err)
 	}
-	return &pages{tmpl: tmpl, real: string(real), sorry: string(sorry)}, nil
+	real2025, err := captured.FS.ReadFile(captured.MobileAppPage)
+	if err != nil {
+		return nil, fmt.Errorf("read 2025 page: %w", err)
+	}
+	return &pages{tmpl: tmpl, real: string(real), real2025: string(real2025), sorry: string(sorry)}, nil
 }
 
 // resultsRequest is what a results page depends on.
@@ -115,8 +150,13 @@ type resultsData struct {
 	W                      words
 	Overview, Final        bool
 	Answer, Aside, Control template.HTML
-	Stream                 template.JS
-	Results                []result
+	// Block replaces the overview's columns: markup no generation knows,
+	// or a placeholder that never fills.
+	Block template.HTML
+	// Stalled: the overview stopped streaming half-way (never loaded).
+	Stalled bool
+	Stream  template.JS
+	Results []result
 }
 
 // result is one organic result.
@@ -130,12 +170,15 @@ func (p *pages) results(req resultsRequest) ([]byte, error) {
 	w := wordsFor(req.hl)
 	d := resultsData{Query: strings.TrimSpace(req.query), HL: req.hl, GL: req.gl, W: w, Final: req.final}
 	links := searchLinks(key, w.Lang)
-	if behaviourOf(key) == withOverview {
+	switch b := behaviourOf(key); b {
+	case withOverview, stalled:
 		ov := overviewFor(key, req.hl)
 		links = ov.Links
-		if err := d.addOverview(ov, key+"|"+w.Lang, req.delay); err != nil {
+		if err := d.addOverview(ov, key+"|"+w.Lang, req.delay, b == stalled); err != nil {
 			return nil, err
 		}
+	case unknown, searching, generate:
+		d.Overview, d.Final, d.Block = true, b == unknown, blockOf(b, key)
 	}
 	d.Results = organic(links)
 	var buf bytes.Buffer
@@ -146,17 +189,24 @@ func (p *pages) results(req resultsRequest) ([]byte, error) {
 }
 
 // addOverview puts the overview into d: inline when final, else as the
-// chunks that the page's script streams in after delay.
-func (d *resultsData) addOverview(ov overview, seed string, delay time.Duration) error {
+// chunks that the page's script streams in after delay. A stalled stream
+// stops after half of its chunks and never finishes; its final page is
+// that half, never marked loaded.
+func (d *resultsData) addOverview(ov overview, seed string, delay time.Duration, stall bool) error {
 	d.Overview = true
 	chunks := overviewChunks(ov, d.W, seed)
+	if stall {
+		chunks, d.Stalled = chunks[:len(chunks)/2], true
+	}
 	if d.Final {
 		d.Answer, d.Aside = joinChunks(chunks)
-		d.Control = template.HTML(control(d.W, true))
+		if !stall {
+			d.Control = template.HTML(control(d.W, true))
+		}
 		return nil
 	}
 	b, err := json.Marshal(map[string]any{
-		"delay": delay.Milliseconds(), "chunks": chunks, "control": control(d.W, false),
+		"delay": delay.Milliseconds(), "chunks": chunks, "control": control(d.W, false), "stall": stall,
 	})
 	if err != nil {
 		return fmt.Errorf("encode overview stream: %w", err)
@@ -185,4 +235,19 @@ func organic(links []link) []result {
 		out = append(out, result{Title: l.Title, Snippet: l.Snippet, Site: l.Site, URL: l.URL, Initial: initial(l.Site)})
 	}
 	return out
+}
+
+// blockOf is the content of an overview block of behaviour b: an answer
+// in a column no generation knows (unknown), a "Searching..." status that
+// never fills (searching), or the opt-in button of an overview that is
+// only made on request (generate).
+func blockOf(b behaviour, query string) template.HTML {
+	switch b {
+	case unknown:
+		return template.HTML(`<div class="nx-col" data-xid="Nx7Q2"><p class="nx-p">` + template.HTMLEscapeString(query) +
+			` is answered in markup of a generation that kisa does not know yet.</p><p class="nx-p">It must be reported, not read as no overview.</p></div>`)
+	case searching:
+		return `<div class="aio-status" role="status">Searching...</div>`
+	}
+	return `<div class="aio-optin"><span role="button" tabindex="0" class="aio-generate">Generate</span></div>`
 }

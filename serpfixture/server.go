@@ -138,6 +138,8 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/sorry/index?"+v.Encode(), http.StatusFound, "captcha")
 	case realCapture:
 		s.writeHTML(w, r, http.StatusOK, []byte(s.pages.real), "real page")
+	case real2025:
+		s.writeHTML(w, r, http.StatusOK, []byte(s.pages.real2025), "real 2025 page")
 	default:
 		s.serveResults(w, r, resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", delay: s.delay})
 	}

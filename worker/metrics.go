@@ -19,7 +19,10 @@ const (
 	OutcomeCaptcha     = "captcha"     // the search engine showed its CAPTCHA page
 	OutcomeTimeout     = "timeout"     // the visit or the task ran out of time
 	OutcomeUnavailable = "unavailable" // the browser or screenshot storage failed
-	OutcomeError       = "error"       // anything else
+	// OutcomeUnrecognised: the page showed an overview no known generation
+	// reads; its evidence is in the bucket under evidence/.
+	OutcomeUnrecognised = "unrecognised"
+	OutcomeError        = "error" // anything else
 )
 
 // JobObserver is told how each attempt at an overview task ended and how
@@ -40,7 +43,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 	m := &Metrics{
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_jobs_total",
-			Help: "Overview task attempts by outcome (ok, no_overview, captcha, timeout, unavailable, error)."}, []string{"outcome"}),
+			Help: "Overview task attempts by outcome (ok, no_overview, captcha, timeout, unavailable, unrecognised, error)."}, []string{"outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_job_duration_seconds",
 			Help:    "Time one overview task attempt took, by outcome.",
 			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"outcome"}),
@@ -67,7 +70,7 @@ func (m *Metrics) JobDone(outcome string, took time.Duration) {
 }
 
 // outcome names how an attempt ended: its result, or the failure it
-// carries (an unreadable overview counts as error).
+// carries.
 func outcome(ctx context.Context, res kisa.Result, err error) string {
 	if err == nil {
 		if res.Overview.HasOverview {
@@ -85,6 +88,8 @@ func outcome(ctx context.Context, res kisa.Result, err error) string {
 		return OutcomeTimeout
 	case kisa.Unavailable:
 		return OutcomeUnavailable
+	case kisa.Unrecognised:
+		return OutcomeUnrecognised
 	}
 	return OutcomeError
 }

@@ -73,7 +73,7 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	}
 	log := h.log.With("task", p.Key)
 	start := h.now()
-	res, err := h.visit(ctx, p)
+	res, err := h.visit(ctx, log, p)
 	h.observe(ctx, start, res, err)
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
@@ -86,27 +86,87 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	return nil
 }
 
-// visit opens the page, extracts the overview and stores the screenshots.
-// Its errors carry a kisa.Failure and the part that failed.
-func (h *Handler) visit(ctx context.Context, p jobs.OverviewPayload) (kisa.Result, error) {
+// visit opens the page, extracts the overview and stores the screenshots
+// and the page's HTML. Its errors carry a kisa.Failure and the part that
+// failed; a page not recognised is stored as evidence first.
+func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload) (kisa.Result, error) {
+	// The browser asks, before the tab closes, whether the page needs a
+	// full-page screenshot as evidence; the answer is the extraction.
+	var ov kisa.Overview
+	var xerr error
 	v, err := h.pool.Visit(ctx, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots,
-		Language: p.LanguageCode})
+		Language: p.LanguageCode, FullPage: func(html string) bool {
+			ov, xerr = serp.Extract(html)
+			return errors.Is(xerr, kisa.Unrecognised)
+		}})
 	if err != nil {
 		f, _ := kisa.FailureOf(err)
 		return kisa.Result{}, kisa.Fail(f, kisa.PartBrowser, err)
 	}
-	ov, err := serp.Extract(v.HTML)
-	if err != nil {
-		return kisa.Result{}, kisa.Fail(kisa.Internal, "", fmt.Errorf("extract: %w", err))
+	if errors.Is(xerr, kisa.Unrecognised) {
+		return kisa.Result{}, h.keepEvidence(ctx, log, p.Key, v, xerr)
 	}
+	if xerr != nil {
+		return kisa.Result{}, kisa.Fail(kisa.Internal, "", fmt.Errorf("extract: %w", xerr))
+	}
+	ov.Complete = ov.Complete && (v.Settled || !ov.HasOverview)
 	res := kisa.Result{Overview: ov, TakenAt: h.now().UTC()}
+	prefix := fmt.Sprintf("%s/%s/%s/", h.now().UTC().Format("2006-01-02"), p.Key, uuid.NewString())
 	if p.Screenshots {
-		res.Screenshots, err = h.storeShots(ctx, p.Key, v.Screenshots)
-		if err != nil {
+		if res.Screenshots, err = h.storeShots(ctx, prefix, v.Screenshots); err != nil {
 			return kisa.Result{}, err
 		}
 	}
+	res.RawHTML = prefix + "page.html.gz"
+	if err := h.shots.PutGzipHTML(ctx, res.RawHTML, v.HTML); err != nil {
+		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
+	}
 	return res, nil
+}
+
+// evidenceError is a page not recognised whose evidence is stored under
+// prefix ("" when storing it failed).
+type evidenceError struct {
+	prefix string
+	err    error
+}
+
+// Error names the evidence's location.
+func (e *evidenceError) Error() string {
+	return fmt.Sprintf("%v (evidence: %q)", e.err, e.prefix)
+}
+
+// Unwrap returns the extraction's error (kisa.Unrecognised).
+func (e *evidenceError) Unwrap() error { return e.err }
+
+// keepEvidence stores the HTML (gzip) and the full-page screenshot of a
+// page not recognised under storage.EvidencePrefix/<date>/<task>/, logs
+// the location, and returns the kisa.Unrecognised failure naming the
+// location (the observer counts it as OutcomeUnrecognised). A storage
+// failure is logged; the page is still told as not recognised.
+func (h *Handler) keepEvidence(ctx context.Context, log *slog.Logger, key string, v browser.VisitResult, cause error) error {
+	prefix := fmt.Sprintf("%s%s/%s/%s/", storage.EvidencePrefix, h.now().UTC().Format("2006-01-02"), key, uuid.NewString())
+	err := h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML)
+	if err == nil && v.FullPage != nil {
+		err = h.shots.Put(ctx, prefix+"fullpage.png", v.FullPage)
+	}
+	if err != nil {
+		log.Error("page not recognised; storing its evidence failed", "error", err, "cause", cause)
+		prefix = ""
+	} else {
+		log.Error("page not recognised; evidence stored", "evidence", prefix, "url", redactQuery(v.FinalURL), "cause", cause)
+	}
+	return kisa.Fail(kisa.Unrecognised, "", &evidenceError{prefix: prefix, err: cause})
+}
+
+// redactQuery returns raw without its query, for logs.
+func redactQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String()
 }
 
 // pageURL is the search URL with the task's query, country and language.
@@ -120,10 +180,9 @@ func (h *Handler) pageURL(p jobs.OverviewPayload) string {
 	return u.String()
 }
 
-// storeShots uploads the three PNGs under a name of their own and returns
-// their object keys.
-func (h *Handler) storeShots(ctx context.Context, key string, shots map[string][]byte) (map[string]string, error) {
-	prefix := fmt.Sprintf("%s/%s/%s/", h.now().UTC().Format("2006-01-02"), key, uuid.NewString())
+// storeShots uploads the three PNGs under prefix and returns their object
+// keys.
+func (h *Handler) storeShots(ctx context.Context, prefix string, shots map[string][]byte) (map[string]string, error) {
 	out := map[string]string{}
 	for _, name := range kisa.ShotNames {
 		png, ok := shots[name]
@@ -148,7 +207,11 @@ func (h *Handler) fail(ctx context.Context, log *slog.Logger, key string, err er
 	if !last {
 		return err
 	}
-	if perr := h.results.Publish(context.WithoutCancel(ctx), key, jobs.Outcome{Failure: f, Part: part}); perr != nil {
+	out := jobs.Outcome{Failure: f, Part: part}
+	if ev := (*evidenceError)(nil); errors.As(err, &ev) {
+		out.Evidence = ev.prefix
+	}
+	if perr := h.results.Publish(context.WithoutCancel(ctx), key, out); perr != nil {
 		log.Error("publish failure", "error", perr)
 	}
 	if !retryable {

@@ -3,8 +3,11 @@ package worker
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +29,7 @@ type handlerEnv struct {
 	results *storage.Results
 	pool    *browser.Pool
 	reg     *prometheus.Registry // the handler's and pool's metrics
+	shots   *storage.Screenshots
 }
 
 func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
@@ -53,7 +57,7 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return handlerEnv{h: h, results: results, pool: pool, reg: reg}
+	return handlerEnv{h: h, results: results, pool: pool, reg: reg, shots: shots}
 }
 
 // process runs one task for query and returns the handler's error and the
@@ -81,6 +85,26 @@ func (e handlerEnv) process(t *testing.T, query string, screenshots bool) (jobs.
 	return out, perr
 }
 
+// download returns the object key through its presigned URL, unpacked
+// (the transport undoes Content-Encoding: gzip).
+func (e handlerEnv) download(t *testing.T, key string) string {
+	t.Helper()
+	u, err := e.shots.URL(context.Background(), key, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d, %v", key, resp.StatusCode, err)
+	}
+	return string(b)
+}
+
 func TestProcessTask(t *testing.T) {
 	s3 := testenv.S3(t)
 	e := newHandlerEnv(t, s3)
@@ -94,8 +118,49 @@ func TestProcessTask(t *testing.T) {
 		if err != nil || out.Result == nil {
 			t.Fatalf("err %v, outcome %+v", err, out)
 		}
-		if !out.Result.Overview.HasOverview || len(out.Result.Screenshots) != 3 {
-			t.Errorf("result = %+v, want an overview and 3 screenshots", out.Result)
+		if !out.Result.Overview.HasOverview || !out.Result.Overview.Complete || len(out.Result.Screenshots) != 3 {
+			t.Errorf("result = %+v, want a complete overview and 3 screenshots", out.Result)
+		}
+		if got := e.download(t, out.Result.RawHTML); !strings.Contains(got, `data-loaded="1"`) {
+			t.Errorf("raw HTML %.80q is not the page after expansion", got)
+		}
+	})
+	t.Run("stalled stream is what is there, not complete", func(t *testing.T) {
+		out, err := e.process(t, serpfixture.StalledQuery, false)
+		if err != nil || out.Result == nil {
+			t.Fatalf("err %v, outcome %+v", err, out)
+		}
+		if ov := out.Result.Overview; !ov.HasOverview || ov.Complete || ov.Text == "" {
+			t.Errorf("overview = %+v, want part of one, not complete", ov)
+		}
+	})
+	for _, q := range []string{serpfixture.SearchingQuery, serpfixture.GenerateQuery} {
+		t.Run(q+" is no overview", func(t *testing.T) {
+			out, err := e.process(t, q, false)
+			if err != nil || out.Result == nil {
+				t.Fatalf("err %v, outcome %+v", err, out)
+			}
+			if ov := out.Result.Overview; ov.HasOverview || ov.Text != "" || len(ov.Sources) != 0 {
+				t.Errorf("overview = %+v, want none", ov)
+			}
+		})
+	}
+	t.Run("page not recognised is final, told, counted and kept as evidence", func(t *testing.T) {
+		out, err := e.process(t, serpfixture.UnknownQuery, false)
+		if !errors.Is(err, asynq.SkipRetry) || out.Failure != kisa.Unrecognised || !strings.HasPrefix(out.Evidence, storage.EvidencePrefix) {
+			t.Fatalf("err %v, outcome %+v; want SkipRetry, unrecognised and evidence", err, out)
+		}
+		if got := series(t, e.reg)["kisa_worker_jobs_total{outcome=unrecognised}"]; got != 1 {
+			t.Errorf("unrecognised jobs = %v, want 1", got)
+		}
+		if page := e.download(t, out.Evidence+"page.html.gz"); !strings.Contains(page, "Nx7Q2") {
+			t.Errorf("evidence HTML %.80q is not the page", page)
+		}
+		if png := e.download(t, out.Evidence+"fullpage.png"); !strings.HasPrefix(png, "\x89PNG") {
+			t.Error("evidence has no full-page PNG")
+		}
+		if err := out.Err(); !strings.Contains(err.Error(), out.Evidence) {
+			t.Errorf("outcome error %q does not name the evidence", err)
 		}
 	})
 	t.Run("CAPTCHA is final and told as blocked", func(t *testing.T) {

@@ -3,12 +3,14 @@ package serp_test
 import (
 	"encoding/json"
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -354,6 +356,42 @@ func TestExtractPartial(t *testing.T) {
 			ov := extract(t, tt.page)
 			if !ov.HasOverview || ov.Complete || ov.Text != tt.want {
 				t.Errorf("HasOverview, Complete, Text = %v, %v, %q; want true, false, %q", ov.HasOverview, ov.Complete, ov.Text, tt.want)
+			}
+		})
+	}
+}
+
+// TestExtractFixtureEdgeCases checks the fixture server's pages of the
+// worker's edge cases as a browser's HTML of them would read.
+func TestExtractFixtureEdgeCases(t *testing.T) {
+	srv := serpfixture.New(serpfixture.Options{})
+	tests := []struct {
+		query             string
+		has, complete     bool
+		unrecognised      bool
+		generation, start string
+	}{
+		{query: serpfixture.StalledQuery, has: true, generation: "2026", start: "“stalled stream” is answered"},
+		{query: serpfixture.UnknownQuery, complete: true, unrecognised: true},
+		{query: serpfixture.SearchingQuery, complete: true},
+		{query: serpfixture.GenerateQuery, complete: true},
+		{query: serpfixture.Real2025PageQuery, has: true, complete: true, generation: "2025", start: "Mobile app development is"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			page := serve(t, srv, "/search?hl=en&final=1&q="+url.QueryEscape(tt.query))
+			ov, err := serp.Extract(page)
+			if errors.Is(err, kisa.Unrecognised) != tt.unrecognised || (err != nil && !tt.unrecognised) {
+				t.Fatalf("Extract error = %v, want unrecognised: %v", err, tt.unrecognised)
+			}
+			if ov.HasOverview != tt.has || ov.Complete != tt.complete || !strings.HasPrefix(ov.Text, tt.start) {
+				t.Errorf("HasOverview, Complete = %v, %v, text %.60q; want %v, %v, %q", ov.HasOverview, ov.Complete, ov.Text, tt.has, tt.complete, tt.start)
+			}
+			if !tt.has && (len(ov.Paragraphs) != 0 || len(ov.Sources) != 0 || strings.Contains(ov.Text, "Search")) {
+				t.Errorf("placeholder read as %+v", ov)
+			}
+			if g := serp.GenerationOf(page); g != tt.generation {
+				t.Errorf("GenerationOf = %q, want %q", g, tt.generation)
 			}
 		})
 	}
