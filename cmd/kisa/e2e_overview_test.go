@@ -104,6 +104,32 @@ func TestOverviewEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("raw HTML of a cached answer, freshly signed", func(t *testing.T) {
+		out := s.mustOK(t, `{"query":"why is the sky blue","countryCode":"us","languageCode":"en","rawHtml":true}`)
+		if !out.Data.IsCached || !strings.Contains(download(t, out.Data.Results.RawHTML), `jscontroller="EYwa3d"`) {
+			t.Errorf("isCached=%v, rawHtml %q: want a cached answer whose rawHtml downloads the page", out.Data.IsCached, out.Data.Results.RawHTML)
+		}
+	})
+
+	t.Run("2025 capture and a Portuguese page through Chromium", func(t *testing.T) {
+		out := s.mustOK(t, `{"query":"mobile app development","languageCode":"en","screenshots":false}`)
+		r := out.Data.Results
+		if !r.HasOverview || !r.Complete || !strings.HasPrefix(r.Text, "Mobile app development is the process") || len(r.Sources) != 13 {
+			t.Errorf("2025 page: complete=%v, %d sources, text %.60q", r.Complete, len(r.Sources), r.Text)
+		}
+		out = s.mustOK(t, `{"query":"por que o céu é azul","countryCode":"br","languageCode":"pt","screenshots":false}`)
+		if r := out.Data.Results; !strings.HasPrefix(r.Text, "“por que o céu é azul”") || strings.Contains(r.Text, "Visão geral") {
+			t.Errorf("Portuguese text = %.80q", r.Text)
+		}
+	})
+
+	t.Run("page not recognised is the incident 500", func(t *testing.T) {
+		res, out, _ := s.post(t, `{"query":"unknown markup","languageCode":"en","screenshots":false}`)
+		if res.StatusCode != http.StatusInternalServerError || !strings.Contains(out.Error, "incident") {
+			t.Errorf("status %d, error %q; want 500 with the incident phrase", res.StatusCode, out.Error)
+		}
+	})
+
 	t.Run("German page", func(t *testing.T) {
 		out := s.mustOK(t, `{"query":"warum ist der himmel blau","screenshots":false}`)
 		if !out.Data.Results.HasOverview || !strings.Contains(strings.ToLower(out.Data.Results.Text), "himmel") {
@@ -113,7 +139,7 @@ func TestOverviewEndToEnd(t *testing.T) {
 
 	t.Run("no overview", func(t *testing.T) {
 		_, _, raw := s.post(t, `{"query":"no overview please","languageCode":"en","screenshots":false}`)
-		want := `"results":{"citations":[],"hasOverview":false,"paragraphs":[],"sources":[],"text":""}`
+		want := `"results":{"citations":[],"complete":true,"hasOverview":false,"paragraphs":[],"sources":[],"text":""}`
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("reply = %s, want it to contain %s", raw, want)
 		}

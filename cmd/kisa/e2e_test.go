@@ -187,6 +187,8 @@ type overviewReply struct {
 		CacheExpiresIn *int `json:"cacheExpiresIn"`
 		Results        struct {
 			HasOverview bool                `json:"hasOverview"`
+			Complete    bool                `json:"complete"`
+			RawHTML     string              `json:"rawHtml"`
 			Text        string              `json:"text"`
 			Citations   []map[string]string `json:"citations"`
 			Paragraphs  []struct {
@@ -256,4 +258,20 @@ func (s *stack) checkScreenshots(tb testing.TB, shots map[string]string) {
 			tb.Errorf("screenshot %s has %d colours: a blank page?", name, colours)
 		}
 	}
+}
+
+// download returns the body at u (a presigned URL), unpacked when it is
+// gzip-encoded, failing the test unless it is a 200.
+func download(tb testing.TB, u string) string {
+	tb.Helper()
+	res, err := http.Get(u)
+	if err != nil {
+		tb.Fatalf("GET %s: %v", u, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		tb.Fatalf("GET %s: status %d, %v", u, res.StatusCode, err)
+	}
+	return string(b)
 }
