@@ -2,8 +2,8 @@
 // process per Pool, one fresh incognito tab per page visit. A visit opens
 // a results page, passes the consent interstitial, waits for the AI
 // overview to finish streaming, expands it, and returns the page's HTML
-// and PNG screenshots. What the page looks like (selectors, phrases) comes
-// from package serp.
+// and PNG screenshots. What the page looks like comes from package serp:
+// every in-page check is serp's page.js, given serp's selectors.
 //
 // Read it top-down: pool.go (the Pool, its tabs and the Visit entry),
 // visit.go (one page visit from start to the result), tab.go (the

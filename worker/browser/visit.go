@@ -3,7 +3,6 @@ package browser
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -214,9 +213,7 @@ func (v *visit) inspect() (pageState, error) {
 		Consent bool   `json:"consent"`
 		Captcha bool   `json:"captcha"`
 	}
-	js := fmt.Sprintf(`({url: location.href, consent: !!document.querySelector(%s), captcha: !!document.querySelector(%s)})`,
-		jsString(serp.ConsentRejectForm), jsString(serp.CaptchaForm))
-	if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &got)); err != nil {
+	if err := v.ask(serp.AskInspect, &got); err != nil {
 		return pageState{}, fmt.Errorf("inspect page: %w", err)
 	}
 	return pageState{url: got.URL, consent: got.Consent, captcha: got.Captcha || serp.IsCaptchaURL(got.URL)}, nil
@@ -227,14 +224,7 @@ func (v *visit) inspect() (pageState, error) {
 // tabs to come. It returns that page's state, and an error wrapping
 // kisa.Unavailable when the consent page does not go away.
 func (v *visit) passConsent() (pageState, error) {
-	js := fmt.Sprintf(`(() => {
-		const f = document.querySelector(%s);
-		if (!f) return false;
-		const b = f.querySelector('button, input[type="submit"]');
-		if (b) b.click(); else f.submit();
-		return true;
-	})()`, jsString(serp.ConsentRejectForm))
-	if _, err := chromedp.RunResponse(v.ctx, chromedp.Evaluate(js, nil)); err != nil {
+	if _, err := chromedp.RunResponse(v.ctx, chromedp.Evaluate(serp.PageScript(serp.AskRejectConsent), nil)); err != nil {
 		return pageState{}, fmt.Errorf("%w: reject consent: %w", kisa.Unavailable, err)
 	}
 	st, err := v.inspect()
@@ -284,17 +274,6 @@ func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams {
 // block or hidden heading) within OverviewAppear. It returns an error
 // when the page cannot be read.
 func (v *visit) settle() (bool, error) {
-	js := fmt.Sprintf(`(() => {
-		const el = document.querySelector(%s);
-		const t = el ? el.textContent : "";
-		const announced = !!document.querySelector(%s) ||
-			[...document.querySelectorAll(%s)].some(h => %s.includes(h.textContent.trim()));
-		if (!t.trim()) return announced || document.readyState !== "complete" ? "" : "absent";
-		let h = 0;
-		for (let i = 0; i < t.length; i++) h = (Math.imul(h, 31) + t.charCodeAt(i)) | 0;
-		return t.length + ":" + h;
-	})()`, jsString(serp.OverviewBody), jsString(serp.OverviewContainer), jsString(serp.OverviewHeading),
-		jsStrings(serp.OverviewHeadings))
 	appear := v.p.cfg.OverviewAppear
 	if appear == 0 {
 		appear = v.p.cfg.OverviewWait
@@ -304,7 +283,7 @@ func (v *visit) settle() (bool, error) {
 	absent := false
 	settled, err := v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
 		var sig string
-		if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &sig)); err != nil {
+		if err := v.ask(serp.AskOverview, &sig); err != nil {
 			return false, fmt.Errorf("read overview: %w", err)
 		}
 		if sig == "absent" {
@@ -330,17 +309,15 @@ func (v *visit) settle() (bool, error) {
 // cannot be read or the tab ended.
 func (v *visit) expand() (bool, error) {
 	var collapsed bool
-	js := fmt.Sprintf(`!!document.querySelector(%s)`, jsString(serp.ShowMoreCollapsed))
-	if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &collapsed)); err != nil || !collapsed {
+	if err := v.ask(serp.AskCollapsed, &collapsed); err != nil || !collapsed {
 		return false, err
 	}
 	if err := v.click(); err != nil {
 		return false, err
 	}
-	js = fmt.Sprintf(`document.querySelector(%s)?.getAttribute("aria-expanded") === "true"`, jsString(serp.ShowMore))
 	open, err := v.poll(v.p.cfg.OverviewWait, func(time.Time) (bool, error) {
 		var open bool
-		return open, chromedp.Run(v.ctx, chromedp.Evaluate(js, &open))
+		return open, v.ask(serp.AskExpanded, &open)
 	})
 	if err != nil || !open {
 		v.log.Warn("overview did not expand", "err", err)
@@ -414,13 +391,7 @@ func (v *visit) captureBlock(name string) error {
 	if !v.req.Screenshots {
 		return nil
 	}
-	js := fmt.Sprintf(`(() => {
-		const el = document.querySelector(%s);
-		if (!el) return null;
-		const r = el.getBoundingClientRect();
-		return r.width && r.height ? {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height} : null;
-	})()`, jsString(serp.OverviewContainer))
-	png, err := v.shootArea(name, js)
+	png, err := v.shootArea(name, serp.AskOverviewArea)
 	if err != nil {
 		return err
 	}
@@ -431,15 +402,15 @@ func (v *visit) captureBlock(name string) error {
 // captureFullPage returns a screenshot of the whole page, at most
 // maxShotHeight high, for the evidence of an unrecognised page.
 func (v *visit) captureFullPage() ([]byte, error) {
-	const js = `({x: 0, y: 0, width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight})`
-	return v.shootArea("fullPage", js)
+	return v.shootArea("fullPage", serp.AskPageArea)
 }
 
-// shootArea takes the screenshot called name of the area that js returns
-// ({x, y, width, height} in page pixels, or null for the viewport).
-func (v *visit) shootArea(name, js string) ([]byte, error) {
+// shootArea takes the screenshot called name of the area that page.js
+// answers to question ({x, y, width, height} in page pixels, or null for
+// the viewport).
+func (v *visit) shootArea(name, question string) ([]byte, error) {
 	var area *page.Viewport
-	if err := chromedp.Run(v.ctx, chromedp.Evaluate(js, &area)); err != nil {
+	if err := v.ask(question, &area); err != nil {
 		return nil, fmt.Errorf("screenshot %s: measure: %w", name, err)
 	}
 	if area != nil {
@@ -512,15 +483,9 @@ func redact(raw string) string {
 	return u.String()
 }
 
-// jsStrings writes ss as a JavaScript array literal of strings.
-func jsStrings(ss []string) string {
-	b, _ := json.Marshal(ss) // strings always encode
-	return string(b)
-}
-
-// jsString quotes s as a JavaScript string literal (JSON strings are
-// JavaScript strings; json.Marshal also escapes U+2028 and U+2029).
-func jsString(s string) string {
-	b, _ := json.Marshal(s) // a string always encodes
-	return string(b)
+// ask evaluates serp's page.js for question (a serp.Ask* constant) in
+// the tab and decodes its answer into out. It returns an error when the
+// page cannot be read.
+func (v *visit) ask(question string, out any) error {
+	return chromedp.Run(v.ctx, chromedp.Evaluate(serp.PageScript(question), out))
 }
