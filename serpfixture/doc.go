@@ -27,10 +27,17 @@
 //   - contains "captcha": 302 to /sorry/index?continue=<this URL>.
 //   - exactly "why are frogs green" (RealPageQuery): the real captured,
 //     already expanded page, served as is whatever hl says.
+//   - exactly "mobile app development" (Real2025PageQuery): the real
+//     captured page of the 2025 generation, collapsed, served as is.
+//   - contains "stalled stream", "unknown markup", "searching
+//     placeholder" or "generate button" (StalledQuery...): an overview
+//     that stops streaming half-way, one in markup no generation knows,
+//     and placeholders that never fill.
 //   - contains "no overview", or is one of "facebook login", "youtube",
 //     "weather", "wetter": a results page without an overview.
 //   - anything else: a results page with an overview, in German when hl
-//     is "de" (or "de-XX"), else in English. "why is the sky blue" (en)
+//     is "de" (or "de-XX"), in one of Languages() for theirs (with that
+//     language's real interface strings), else in English. "why is the sky blue" (en)
 //     and "warum ist der himmel blau" (de) have written overviews; other
 //     queries get a stand-in overview naming the query.
 //
