@@ -79,3 +79,19 @@ func checkIncident(tb testing.TB, srv *testServer, res response, cause string) {
 	}
 	tb.Errorf("incident %s not logged", m[1])
 }
+
+// TestUnrecognisedIsIncident checks that a page not recognised is the
+// incident 500, logged with where the worker stored the page's evidence
+// (as jobs.Outcome.Err names it).
+func TestUnrecognisedIsIncident(t *testing.T) {
+	const evidence = "page evidence stored at evidence/2026-11-23/ov1-abc/0f/"
+	srv := newTestServer(t, 0)
+	srv.router.GET("/fail", func(c *gin.Context) {
+		srv.writeError(c, kisa.Fail(kisa.Unrecognised, "", errors.New(evidence)))
+	})
+	res := do(t, srv, request(http.MethodGet, "/fail", "", ""))
+	if res.Status != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", res.Status)
+	}
+	checkIncident(t, srv, res, evidence)
+}

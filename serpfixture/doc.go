@@ -36,8 +36,10 @@
 //   - contains "no overview", or is one of "facebook login", "youtube",
 //     "weather", "wetter": a results page without an overview.
 //   - anything else: a results page with an overview, in German when hl
-//     is "de" (or "de-XX"), in one of Languages() for theirs (with that
-//     language's real interface strings), else in English. "why is the sky blue" (en)
+//     is "de" (or "de-XX"); in Portuguese, French, Spanish, Italian,
+//     Dutch, Polish, Japanese, Chinese, Arabic or Hebrew for theirs (with
+//     that language's real interface strings, languages.go); else in
+//     English. "why is the sky blue" (en)
 //     and "warum ist der himmel blau" (de) have written overviews; other
 //     queries get a stand-in overview naming the query.
 //

@@ -47,14 +47,9 @@ func languageOf(hl string) (language, bool) {
 	return l, ok
 }
 
-// Languages returns the codes of the languages the fixture serves besides
-// English ("en", the default) and German ("de").
-func Languages() []string {
-	return []string{"pt", "fr", "es", "it", "nl", "pl", "ja", "ar", "he", "zh"}
-}
-
-// languages holds the interface strings of the real results page in each
-// language of Languages, as the search engine shows them.
+// languages holds the interface strings of the real results page, as the
+// search engine shows them, in each language the fixture serves besides
+// English (the default) and German.
 var languages = map[string]language{
 	"pt": {
 		words: words{Lang: "pt", Heading: "Visão geral criada por IA", ShowMore: "Mostrar mais",
@@ -211,6 +206,9 @@ var languages = map[string]language{
 // InterfaceStrings returns the interface strings of the results page in
 // language hl (heading, show more, show all, disclaimer, AI Mode,
 // feedback, chip label...): none of them may appear in an overview's text.
+//
+// Only tests call it (worker/serp's): it is kept on purpose although
+// deadcode ./cmd/... lists it.
 func InterfaceStrings(hl string) []string {
 	w := wordsFor(hl)
 	return []string{w.Heading, w.ShowMore, w.ShowMoreLabel, w.ShowAll, w.ShowAllLabel, w.Close,

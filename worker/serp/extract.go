@@ -48,6 +48,10 @@ func Extract(page string) (kisa.Overview, error) {
 
 // GenerationOf returns the name of the generation Extract reads page
 // with, or "" when the page has no overview block of a known generation.
+//
+// Only tests call it (each generation's golden tests check that their
+// pages are read by it): it is kept on purpose although deadcode
+// ./cmd/... lists it.
 func GenerationOf(page string) string {
 	doc, err := parse(page)
 	if err != nil {

@@ -59,8 +59,8 @@ const OverviewHeading = `h1`
 var OverviewHeadings = []string{"AI Overview", "Übersicht mit KI"}
 
 // InterfaceLines are strings of the overview's interface, not of its
-// answer: a block whose whole text is one of them (ignoring case and a
-// final full stops or ellipsis) is left out of the extraction.
+// answer: a block whose whole text is one of them (ignoring case and
+// final full stops or an ellipsis) is left out of the extraction.
 var InterfaceLines = []string{
 	"AI Overview", "Übersicht mit KI",
 	"Show more", "Show less", "Show all", "Mehr anzeigen", "Weniger anzeigen", "Alle anzeigen",
