@@ -11,7 +11,8 @@ WITH_ENV := source ./$(ENV_FILE) &&
 # FUZZTIME, `make test` for FUZZTIME_SHORT after the tests.
 FUZZ_TARGETS := \
 	./api:FuzzOverviewRequest \
-	./api:FuzzAuthorization
+	./api:FuzzAuthorization \
+	./worker/serp:FuzzExtract
 FUZZTIME ?= 2m
 FUZZTIME_SHORT ?= 5s
 # run-fuzz runs every target for the time given as $(1).
