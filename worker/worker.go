@@ -37,7 +37,10 @@ type Handler struct {
 
 // HandlerOptions are the dependencies of a Handler.
 type HandlerOptions struct {
-	Pool        *browser.Pool
+	Pool *browser.Pool
+	// Screenshots is the bucket of screenshots, raw HTML and evidence;
+	// nil (in tests) keeps no raw HTML or evidence, and tasks must not ask
+	// for screenshots.
 	Screenshots *storage.Screenshots
 	Results     *storage.Results
 	SearchURL   string
@@ -117,6 +120,9 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 			return kisa.Result{}, err
 		}
 	}
+	if h.shots == nil {
+		return res, nil
+	}
 	res.RawHTML = prefix + "page.html.gz"
 	if err := h.shots.PutGzipHTML(ctx, res.RawHTML, v.HTML); err != nil {
 		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
@@ -146,6 +152,10 @@ func (e *evidenceError) Unwrap() error { return e.err }
 // failure is logged; the page is still told as not recognised.
 func (h *Handler) keepEvidence(ctx context.Context, log *slog.Logger, key string, v browser.VisitResult, cause error) error {
 	prefix := fmt.Sprintf("%s%s/%s/%s/", storage.EvidencePrefix, h.now().UTC().Format("2006-01-02"), key, uuid.NewString())
+	if h.shots == nil {
+		log.Error("page not recognised; no bucket to keep its evidence", "cause", cause)
+		return kisa.Fail(kisa.Unrecognised, "", &evidenceError{err: cause})
+	}
 	err := h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML)
 	if err == nil && v.FullPage != nil {
 		err = h.shots.Put(ctx, prefix+"fullpage.png", v.FullPage)
