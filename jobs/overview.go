@@ -21,13 +21,22 @@ const TypeOverview = "overview:run"
 const QueueOverview = "overview"
 
 // OverviewPayload is what the worker needs to visit one results page.
-// Key is the normalised cache key; the worker publishes its result under it.
+// Key is the normalised cache key; the worker publishes its result under
+// it, and caches it there for the longest ttl that the requests sharing
+// the task asked for (CacheTTL, and the wishes recorded under Run).
 type OverviewPayload struct {
 	Key          string `json:"key"`
 	Query        string `json:"query"`
 	CountryCode  string `json:"countryCode"`
 	LanguageCode string `json:"languageCode"`
 	Screenshots  bool   `json:"screenshots"`
+	// CacheTTL is the enqueuing request's cache ttl in seconds; 0 when
+	// it asked for no caching.
+	CacheTTL int `json:"cacheTTL,omitempty"`
+	// Run names this enqueuing of the task (a task id is reused by later
+	// identical requests): requests that join it record their cache
+	// wishes under it (storage.Results.Wish).
+	Run string `json:"run,omitempty"`
 }
 
 // NewOverviewTask builds the task for p. Its task id is the cache key, so

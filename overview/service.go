@@ -13,6 +13,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
@@ -91,6 +92,8 @@ func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	// The worker has cached the result for the ttl it knew of; this
+	// request may have joined too late to tell it its own.
 	if req.CacheOn {
 		if err := s.results.Store(ctx, key, res, time.Duration(req.CacheTTL)*time.Second); err != nil {
 			s.log.WarnContext(ctx, "cache write failed", "error", err)
@@ -164,12 +167,16 @@ func outcome(out jobs.Outcome) (kisa.Result, error) {
 }
 
 // enqueue submits the task; joined is true when an identical task was
-// already in flight. A finished or archived task of the same id is
-// removed first, so a past failure does not block a new visit.
+// already in flight, and then a cache-on request records its ttl for the
+// worker (wish). A finished or archived task of the same id is removed
+// first, so a past failure does not block a new visit.
 func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined bool, err error) {
-	task, err := jobs.NewOverviewTask(jobs.OverviewPayload{Key: key, Query: req.Query,
-		CountryCode: req.Country, LanguageCode: req.Language, Screenshots: req.Screenshots},
-		s.timing.Task(), s.timing.MaxRetry)
+	p := jobs.OverviewPayload{Key: key, Query: req.Query, CountryCode: req.Country,
+		LanguageCode: req.Language, Screenshots: req.Screenshots, Run: uuid.NewString()}
+	if req.CacheOn {
+		p.CacheTTL = req.CacheTTL
+	}
+	task, err := jobs.NewOverviewTask(p, s.timing.Task(), s.timing.MaxRetry)
 	if err != nil {
 		return false, err
 	}
@@ -179,7 +186,11 @@ func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined 
 			return false, err
 		}
 		info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
-		if ierr != nil || (info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted) {
+		if ierr != nil {
+			return true, nil // it ended meanwhile: its outcome is Recent
+		}
+		if info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted {
+			s.wish(ctx, req, info)
 			return true, nil
 		}
 		if derr := s.inspector.DeleteTask(jobs.QueueOverview, key); derr != nil && !errors.Is(derr, asynq.ErrTaskNotFound) {
@@ -187,6 +198,22 @@ func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined 
 		}
 	}
 	return true, nil
+}
+
+// wish records a cache-on request's ttl for the run of the task it
+// joined, so that the worker caches the result even if this request gives
+// up first. A failure only costs that: it is logged.
+func (s *Service) wish(ctx context.Context, req Request, info *asynq.TaskInfo) {
+	if !req.CacheOn {
+		return
+	}
+	p, err := jobs.ParseOverviewPayload(asynq.NewTask(info.Type, info.Payload))
+	if err == nil && p.Run != "" && p.CacheTTL < req.CacheTTL {
+		err = s.results.Wish(ctx, p.Run, time.Duration(req.CacheTTL)*time.Second)
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "cache wish not recorded", "error", err)
+	}
 }
 
 // answer builds the response data: presigned screenshot and raw HTML URLs

@@ -33,6 +33,28 @@ func NewResults(rdb *redis.Client, prefix string) *Results {
 func (r *Results) cacheKey(key string) string   { return r.prefix + "cache:" + key }
 func (r *Results) outcomeKey(key string) string { return r.prefix + "outcome:" + key }
 func (r *Results) channel(key string) string    { return r.prefix + "done:" + key }
+func (r *Results) wishKey(run string) string    { return r.prefix + "wish:" + run }
+
+// wishLife is how long a cache wish of a task run is kept: longer than
+// any run of a task may last (its attempts and retries).
+const wishLife = 6 * time.Hour
+
+// storeLonger sets KEYS[1] to ARGV[1] for ARGV[2] ms unless it is already
+// there for longer.
+var storeLonger = redis.NewScript(`
+local left = redis.call('PTTL', KEYS[1])
+if left < tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+return 1`)
+
+// wishMax raises KEYS[1] to ARGV[1] (expiring after ARGV[2] ms).
+var wishMax = redis.NewScript(`
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+if cur < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+return 1`)
 
 // Cached returns the cached result for key and how long it has left; ok
 // is false when there is none. Errors are Redis failures.
@@ -54,16 +76,42 @@ func (r *Results) Cached(ctx context.Context, key string) (res kisa.Result, left
 	return res, ttl.Val(), true, nil
 }
 
-// Store caches res under key for ttl.
+// Store caches res under key for ttl, unless key is already cached for
+// longer: every request that shared a job may store its result, and the
+// longest ttl wins.
 func (r *Results) Store(ctx context.Context, key string, res kisa.Result, ttl time.Duration) error {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}
-	if err := r.rdb.Set(ctx, r.cacheKey(key), b, ttl).Err(); err != nil {
+	if err := storeLonger.Run(ctx, r.rdb, []string{r.cacheKey(key)}, b, ttl.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("write cache: %w", err)
 	}
 	return nil
+}
+
+// Wish records that a request which joined the task run `run` wants its
+// result cached for ttl; the worker caches it for the longest wish
+// (Wished). Errors are Redis failures.
+func (r *Results) Wish(ctx context.Context, run string, ttl time.Duration) error {
+	err := wishMax.Run(ctx, r.rdb, []string{r.wishKey(run)}, int64(ttl/time.Second), wishLife.Milliseconds()).Err()
+	if err != nil {
+		return fmt.Errorf("record cache wish: %w", err)
+	}
+	return nil
+}
+
+// Wished returns, and forgets, the longest cache ttl wished for the task
+// run `run`; 0 when no request wished one.
+func (r *Results) Wished(ctx context.Context, run string) (time.Duration, error) {
+	secs, err := r.rdb.GetDel(ctx, r.wishKey(run)).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read cache wish: %w", err)
+	}
+	return time.Duration(secs) * time.Second, nil
 }
 
 // Publish tells the requests waiting on key how its job ended, and keeps

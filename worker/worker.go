@@ -81,12 +81,34 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
 	}
+	h.cache(ctx, log, p, res)
 	if err := h.results.Publish(ctx, p.Key, jobs.Outcome{Result: &res}); err != nil {
 		return err
 	}
 	log.Info("overview done", "has_overview", res.Overview.HasOverview,
 		"sources", len(res.Overview.Sources), "duration", h.now().Sub(start))
 	return nil
+}
+
+// cache stores res for the longest ttl that the requests sharing the task
+// asked for, so that a result is not lost when they all gave up waiting;
+// a task that only cache-off requests wanted is not cached. A failure is
+// logged: the waiting requests still get the outcome.
+func (h *Handler) cache(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload, res kisa.Result) {
+	ttl := time.Duration(p.CacheTTL) * time.Second
+	if p.Run != "" {
+		wished, err := h.results.Wished(ctx, p.Run)
+		if err != nil {
+			log.Warn("read cache wishes", "error", err)
+		}
+		ttl = max(ttl, wished)
+	}
+	if ttl <= 0 {
+		return
+	}
+	if err := h.results.Store(ctx, p.Key, res, ttl); err != nil {
+		log.Warn("cache result", "error", err)
+	}
 }
 
 // visit opens the page, extracts the overview and stores the screenshots

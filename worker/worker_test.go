@@ -64,7 +64,15 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 // outcome it published.
 func (e handlerEnv) process(t *testing.T, query string, screenshots bool) (jobs.Outcome, error) {
 	t.Helper()
-	key := "k-" + testenv.RandomHex(4)
+	return e.processPayload(t, jobs.OverviewPayload{Key: "k-" + testenv.RandomHex(4), Query: query,
+		CountryCode: "us", LanguageCode: "en", Screenshots: screenshots})
+}
+
+// processPayload runs one task of payload p and returns the handler's
+// error and the outcome it published.
+func (e handlerEnv) processPayload(t *testing.T, p jobs.OverviewPayload) (jobs.Outcome, error) {
+	t.Helper()
+	key := p.Key
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	w, err := e.results.Subscribe(ctx, key)
@@ -72,8 +80,7 @@ func (e handlerEnv) process(t *testing.T, query string, screenshots bool) (jobs.
 		t.Fatal(err)
 	}
 	defer w.Close()
-	task, err := jobs.NewOverviewTask(jobs.OverviewPayload{Key: key, Query: query, CountryCode: "us",
-		LanguageCode: "en", Screenshots: screenshots}, time.Minute, 1)
+	task, err := jobs.NewOverviewTask(p, time.Minute, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +177,45 @@ func TestProcessTask(t *testing.T) {
 			t.Errorf("err %v, outcome %+v; want SkipRetry and %+v", err, out, want)
 		}
 	})
+}
+
+// TestProcessTaskCaches checks that the worker caches a result for the
+// longest ttl of the requests that shared its task, and not at all when
+// none of them wanted caching.
+func TestProcessTaskCaches(t *testing.T) {
+	e := newHandlerEnv(t, testenv.S3(t))
+	tests := []struct {
+		name     string
+		cacheTTL int           // the enqueuing request's
+		wish     time.Duration // a request that joined
+		want     time.Duration // 0: not cached
+	}{
+		{"enqueuer's ttl", 60, 0, 60 * time.Second},
+		{"a joiner's longer wish", 60, 300 * time.Second, 300 * time.Second},
+		{"cache-off enqueuer, cache-on joiner", 0, 90 * time.Second, 90 * time.Second},
+		{"nobody wanted it cached", 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := jobs.OverviewPayload{Key: "k-" + testenv.RandomHex(4), Query: "no overview here",
+				LanguageCode: "en", CacheTTL: tt.cacheTTL, Run: testenv.RandomHex(8)}
+			if tt.wish > 0 {
+				if err := e.results.Wish(context.Background(), p.Run, tt.wish); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if out, err := e.processPayload(t, p); err != nil || out.Result == nil {
+				t.Fatalf("err %v, outcome %+v", err, out)
+			}
+			_, left, ok, err := e.results.Cached(context.Background(), p.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := left.Round(time.Minute / 2); ok != (tt.want > 0) || got != tt.want {
+				t.Errorf("cached %v for %v, want %v", ok, got, tt.want)
+			}
+		})
+	}
 }
 
 // TestProcessTaskStorageDown checks that screenshots that cannot be stored
