@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/config"
@@ -42,16 +44,41 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-// openDB connects to PostgreSQL, waiting briefly for a server that is
-// still starting.
+// pgCannotConnectNow is PostgreSQL's SQLSTATE for "the database system is
+// starting up".
+const pgCannotConnectNow = "57P03"
+
+// startWait bounds how long a starting process waits for PostgreSQL.
+const startWait = 30 * time.Second
+
+// openDB connects to PostgreSQL, waiting up to startWait for a server
+// that is still starting (see connectDB).
 func openDB(ctx context.Context, cfg config.Config) (*storage.DB, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	return connectDB(ctx, cfg.DatabaseURL, startWait)
+}
+
+// connectDB connects to url, retrying with backoff (100 ms doubling to
+// 2 s) for up to bound while the server refuses connections or says it is
+// starting up; any other answer (a bad password, no such database) fails
+// at once.
+func connectDB(ctx context.Context, url string, bound time.Duration) (*storage.DB, error) {
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	db, err := storage.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return nil, fmt.Errorf("%w (DATABASE_URL; start PostgreSQL with: make services)", err)
+	for pause := 100 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
+		db, err := storage.Open(ctx, url)
+		if err == nil {
+			return db, nil
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code != pgCannotConnectNow {
+			return nil, fmt.Errorf("%w (DATABASE_URL)", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (waited %s; DATABASE_URL; start PostgreSQL with: make services)", err, bound)
+		case <-time.After(pause):
+		}
 	}
-	return db, nil
 }
 
 // openAccountStores connects to PostgreSQL with the secret store; it
