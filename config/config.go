@@ -20,7 +20,13 @@ type Config struct {
 	Port        int    // PORT: HTTP port of the web process
 	Host        string // KISA_HOST: address the web process binds; empty = all
 	DatabaseURL string // DATABASE_URL
-	RedisURL    string // REDIS_URL
+	RedisURL    string // REDIS_URL: redis://, rediss:// or redis-sentinel://
+	// RedisTLSInsecure (KISA_REDIS_TLS_INSECURE) accepts any certificate
+	// from a rediss:// server, e.g. a self-signed one.
+	RedisTLSInsecure bool
+	// ShutdownTimeout (KISA_SHUTDOWN_TIMEOUT) bounds a graceful stop: web
+	// finishes its requests, a worker its tasks (or hands them back).
+	ShutdownTimeout time.Duration
 
 	APIKeyPrefix    string        // KISA_API_KEY_PREFIX: prefix of every API key
 	SecretsKey      []byte        // KISA_SECRETS_KEY: 32-byte AES-256-GCM key for secret values
@@ -70,7 +76,9 @@ var Vars = []Var{
 	{"PORT", "8080", "HTTP port of `kisa web` (0 picks a free port; the log line `web listening` names it)."},
 	{"KISA_HOST", "", "Address `kisa web` binds to; empty means all interfaces (the local run and the tests use 127.0.0.1)."},
 	{"DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable", "PostgreSQL connection URL."},
-	{"REDIS_URL", "redis://127.0.0.1:6379/0", "Redis URL: the asynq queue, the result cache and job notifications."},
+	{"REDIS_URL", "redis://127.0.0.1:6379/0", "Redis URL: the asynq queue, the result cache and job notifications. `rediss://` for TLS; `redis-sentinel://[:password@]host:26379,host:26380/mymaster[/db]` for a Sentinel set (Redis Cluster is not supported)."},
+	{"KISA_REDIS_TLS_INSECURE", "false", "With `rediss://`: accept any server certificate (self-signed, as on Heroku Redis); off, the certificate must be valid for the host."},
+	{"KISA_SHUTDOWN_TIMEOUT", "25s", "On SIGTERM: how long `kisa web` lets requests in flight finish and `kisa worker` lets running tasks finish before handing them back to the queue."},
 	{"KISA_API_KEY_PREFIX", "kisa", "Prefix of every API key (`<prefix>_<key>`)."},
 	{"KISA_SECRETS_KEY", "", "Required by `web` and `admin`: 32 random bytes, base64, that encrypt secret values (AES-256-GCM)."},
 	{"KISA_DOCS_URL", "https://docs.kisa.dev", "Base of the `docs` links in error bodies."},
@@ -86,7 +94,7 @@ var Vars = []Var{
 	{"KISA_JOB_MAX_RETRY", "2", "How often asynq retries a failed visit (must be at least 1)."},
 	{"KISA_QUEUE_MAX", "0", "Pending browser visits above which an overview request that needs a new visit is answered 503 at once (cache hits and requests joining a visit in flight are still served); 0 means 24 per tab of the live workers, about two minutes of work. With no worker alive for 30 s, such requests get 503 too."},
 	{"KISA_SEARCH_URL", "https://www.google.com/search", "Results page the worker opens with q, gl and hl."},
-	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks for chromium on PATH."},
+	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks on PATH for chromium, chromium-browser, google-chrome, chrome and google-chrome-stable (the names the Chrome buildpacks install)."},
 	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
 	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Jobs after which a worker restarts its browser (0: never)."},
 	{"KISA_OVERVIEW_SETTLE", "700ms", "The overview counts as fully streamed in once its text has not changed for this long."},
@@ -122,6 +130,8 @@ func Load(getenv func(string) string) (Config, error) {
 		Host:               get("KISA_HOST"),
 		DatabaseURL:        get("DATABASE_URL"),
 		RedisURL:           get("REDIS_URL"),
+		RedisTLSInsecure:   p.bool("KISA_REDIS_TLS_INSECURE"),
+		ShutdownTimeout:    p.duration("KISA_SHUTDOWN_TIMEOUT"),
 		APIKeyPrefix:       get("KISA_API_KEY_PREFIX"),
 		SecretsKey:         p.key("KISA_SECRETS_KEY"),
 		DocsURL:            strings.TrimRight(get("KISA_DOCS_URL"), "/"),
@@ -220,7 +230,9 @@ func (c Config) Validate() error {
 	}{
 		{c.Port >= 0 && c.Port < 65536, "PORT", "a port between 0 and 65535 (0 picks a free one)"},
 		{validURL(c.DatabaseURL, "postgres", "postgresql"), "DATABASE_URL", "a postgres:// URL"},
-		{validURL(c.RedisURL, "redis", "rediss"), "REDIS_URL", "a redis:// URL"},
+		{validRedisURL(c.RedisURL), "REDIS_URL", "a redis://, rediss:// or redis-sentinel://host:port,.../master URL"},
+		{!c.RedisTLSInsecure || strings.HasPrefix(c.RedisURL, "rediss://"), "KISA_REDIS_TLS_INSECURE", "false unless REDIS_URL is rediss://"},
+		{c.ShutdownTimeout >= time.Second && c.ShutdownTimeout <= 10*time.Minute, "KISA_SHUTDOWN_TIMEOUT", "between 1s and 10m"},
 		{validPrefix(c.APIKeyPrefix), "KISA_API_KEY_PREFIX", "1 to 16 letters or digits"},
 		{validURL(c.DocsURL, "http", "https"), "KISA_DOCS_URL", "an http(s) URL"},
 		{c.KeyCacheTTL >= 0 && c.KeyCacheTTL <= 10*time.Minute, "KISA_KEY_CACHE_TTL", "between 0s and 10m"},

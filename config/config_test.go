@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/config"
 )
@@ -33,7 +35,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := config.Config{
 		Port: 8080, DatabaseURL: "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable",
-		RedisURL: "redis://127.0.0.1:6379/0", APIKeyPrefix: "kisa", DocsURL: "https://docs.kisa.dev",
+		RedisURL: "redis://127.0.0.1:6379/0", ShutdownTimeout: 25 * time.Second, APIKeyPrefix: "kisa", DocsURL: "https://docs.kisa.dev",
 		KeyCacheTTL: 30 * time.Second, LimitAI: 60, LimitOther: 450, LimitConcurrent: 10, WorkerAddr: "127.0.0.1:9091", LogLevel: "info", OverviewTimeout: 60 * time.Second,
 		JobTimeout: 45 * time.Second, JobMaxRetry: 2, SearchURL: "https://www.google.com/search",
 		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
@@ -57,7 +59,7 @@ func TestValues(t *testing.T) {
 	}
 	got, err := loadValid(map[string]string{
 		"PORT": " 9090 ", "DATABASE_URL": "postgresql://u:p@db:5432/kisa", "REDIS_URL": "rediss://r:6380/1",
-		"KISA_API_KEY_PREFIX": "acme", "KISA_SECRETS_KEY": base64.StdEncoding.EncodeToString(key),
+		"KISA_REDIS_TLS_INSECURE": "true", "KISA_SHUTDOWN_TIMEOUT": "90s", "KISA_API_KEY_PREFIX": "acme", "KISA_SECRETS_KEY": base64.StdEncoding.EncodeToString(key),
 		"KISA_DOCS_URL": "https://docs.example.com/", "KISA_KEY_CACHE_TTL": "0s", "KISA_LIMIT_AI": "1000000000", "KISA_LIMIT_OTHER": "0", "KISA_LIMIT_CONCURRENT": "3",
 		"KISA_ADMIN_TOKEN": "admin-token-0123456789", "KISA_WORKER_ADDR": ":9191", "KISA_LOG_LEVEL": "debug",
 		"KISA_OVERVIEW_TIMEOUT": "2m", "KISA_JOB_MAX_RETRY": "25",
@@ -72,7 +74,7 @@ func TestValues(t *testing.T) {
 	}
 	want := config.Config{
 		Port: 9090, DatabaseURL: "postgresql://u:p@db:5432/kisa", RedisURL: "rediss://r:6380/1",
-		APIKeyPrefix: "acme", SecretsKey: key, DocsURL: "https://docs.example.com", KeyCacheTTL: 0, LimitAI: 1e9, LimitOther: 0, LimitConcurrent: 3,
+		RedisTLSInsecure: true, ShutdownTimeout: 90 * time.Second, APIKeyPrefix: "acme", SecretsKey: key, DocsURL: "https://docs.example.com", KeyCacheTTL: 0, LimitAI: 1e9, LimitOther: 0, LimitConcurrent: 3,
 		AdminToken: "admin-token-0123456789", WorkerAddr: ":9191",
 		LogLevel: "debug", OverviewTimeout: 2 * time.Minute, JobTimeout: 20 * time.Second, JobMaxRetry: 25,
 		SearchURL: "http://127.0.0.1:8090/search", ChromePath: "/usr/bin/chromium", BrowserConcurrency: 64,
@@ -107,7 +109,10 @@ func TestBadSetting(t *testing.T) {
 		{name: "SSL maybe", vr: "KISA_S3_USE_SSL", value: "maybe", want: `KISA_S3_USE_SSL: "maybe" is not true or false`},
 		{name: "MySQL URL", vr: "DATABASE_URL", value: "mysql://x", want: "DATABASE_URL: must be a postgres:// URL"},
 		{name: "database URL without host", vr: "DATABASE_URL", value: "postgres", want: "DATABASE_URL: must be a postgres:// URL"},
-		{name: "Redis URL over HTTP", vr: "REDIS_URL", value: "http://127.0.0.1:6379", want: "REDIS_URL: must be a redis:// URL"},
+		{name: "Redis URL over HTTP", vr: "REDIS_URL", value: "http://127.0.0.1:6379", want: "REDIS_URL: must be a redis://, rediss:// or redis-sentinel://host:port,.../master URL"},
+		{name: "sentinel without master", vr: "REDIS_URL", value: "redis-sentinel://127.0.0.1:26379", want: "REDIS_URL: must be a redis://, rediss:// or redis-sentinel://host:port,.../master URL"},
+		{name: "TLS opt-out without TLS", vr: "KISA_REDIS_TLS_INSECURE", value: "true", want: "KISA_REDIS_TLS_INSECURE: must be false unless REDIS_URL is rediss://"},
+		{name: "no shutdown grace", vr: "KISA_SHUTDOWN_TIMEOUT", value: "0s", want: "KISA_SHUTDOWN_TIMEOUT: must be between 1s and 10m"},
 		{name: "prefix with underscore", vr: "KISA_API_KEY_PREFIX", value: "ki_sa", want: "KISA_API_KEY_PREFIX: must be 1 to 16 letters or digits"},
 		{name: "prefix too long", vr: "KISA_API_KEY_PREFIX", value: strings.Repeat("k", 17), want: "KISA_API_KEY_PREFIX: must be 1 to 16 letters or digits"},
 		{name: "docs URL over FTP", vr: "KISA_DOCS_URL", value: "ftp://docs", want: "KISA_DOCS_URL: must be an http(s) URL"},
@@ -154,6 +159,31 @@ func TestSecretsKeyNotEchoed(t *testing.T) {
 	_, err := config.Load(env(map[string]string{"KISA_SECRETS_KEY": value}))
 	if err == nil || strings.Contains(err.Error(), value) {
 		t.Errorf("error = %v; want one that does not echo the value", err)
+	}
+}
+
+// TestParseSentinelURL reads the sentinels, the master and the database.
+func TestParseSentinelURL(t *testing.T) {
+	tests := []struct {
+		name string
+		url  string
+		want redis.FailoverOptions
+	}{
+		{"two sentinels", "redis-sentinel://10.0.0.1:26379,10.0.0.2:26380/mymaster",
+			redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: []string{"10.0.0.1:26379", "10.0.0.2:26380"}}},
+		{"password and database", "redis-sentinel://:s3cret@h:26379/cache/3",
+			redis.FailoverOptions{MasterName: "cache", SentinelAddrs: []string{"h:26379"}, Password: "s3cret", DB: 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := config.ParseSentinelURL(tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, *got, cmpopts.IgnoreUnexported(redis.FailoverOptions{})); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

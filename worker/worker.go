@@ -275,7 +275,10 @@ type ServerOptions struct {
 	// Timing gives the retry delays (the task deadline and retry count
 	// travel with each task).
 	Timing overview.Timing
-	Logger *slog.Logger // nil discards
+	// ShutdownTimeout is how long running tasks may finish after
+	// Shutdown before they are handed back to the queue.
+	ShutdownTimeout time.Duration
+	Logger          *slog.Logger // nil discards
 }
 
 // NewServer returns the asynq server for overview tasks. It polls every
@@ -290,7 +293,7 @@ func NewServer(rdb *redis.Client, o ServerOptions) *asynq.Server {
 		Queues:                   map[string]int{jobs.QueueOverview: 1},
 		TaskCheckInterval:        50 * time.Millisecond,
 		DelayedTaskCheckInterval: 500 * time.Millisecond,
-		ShutdownTimeout:          10 * time.Second,
+		ShutdownTimeout:          o.ShutdownTimeout,
 		RetryDelayFunc: func(n int, _ error, _ *asynq.Task) time.Duration {
 			return o.Timing.RetryDelay(n)
 		},

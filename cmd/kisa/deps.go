@@ -99,13 +99,12 @@ func openAccountStores(ctx context.Context, cfg config.Config) (*storage.DB, *st
 	return db, secrets, nil
 }
 
-// openRedis connects to Redis.
+// openRedis connects to Redis (or a Sentinel set, see REDIS_URL).
 func openRedis(ctx context.Context, cfg config.Config) (*redis.Client, error) {
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	rdb, err := cfg.RedisClient()
 	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
+		return nil, err
 	}
-	rdb := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(ctx).Err(); err != nil {

@@ -70,7 +70,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: cfg.OverviewTimeout + 30*time.Second, IdleTimeout: 2 * time.Minute}
 	log.Info("web listening", "addr", ln.Addr().String())
-	return serve(ctx, hs, ln, cfg.OverviewTimeout+5*time.Second)
+	return serve(ctx, hs, ln, cfg.ShutdownTimeout)
 }
 
 // serve runs hs on ln until ctx is done, then shuts down gracefully.

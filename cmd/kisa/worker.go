@@ -60,7 +60,8 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := worker.NewServer(rdb, worker.ServerOptions{Concurrency: cfg.BrowserConcurrency, Timing: cfg.Timing(), Logger: log})
+	srv := worker.NewServer(rdb, worker.ServerOptions{Concurrency: cfg.BrowserConcurrency, Timing: cfg.Timing(),
+		ShutdownTimeout: cfg.ShutdownTimeout, Logger: log})
 	if err := srv.Start(worker.Mux(h)); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

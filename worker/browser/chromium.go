@@ -63,7 +63,7 @@ type chromium struct {
 // findChromium resolves path, or the usual Chromium names when it is empty,
 // to an executable. It returns an error saying how to install Chromium.
 func findChromium(path string) (string, error) {
-	names := []string{"chromium", "chromium-browser", "google-chrome"}
+	names := []string{"chromium", "chromium-browser", "google-chrome", "chrome", "google-chrome-stable"}
 	if path != "" {
 		names = []string{path}
 	}
