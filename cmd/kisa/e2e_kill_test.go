@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,15 +62,35 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	}
 }
 
-// buildKisa builds the binary into the test's temporary folder.
+// binDir holds the kisa binary that the tests build once (buildKisa).
+var (
+	binDir   string
+	binOnce  sync.Once
+	binBuild []byte
+	binErr   error
+)
+
+// TestMain removes the binary built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// buildKisa builds the binary once per test run and returns its path.
 func buildKisa(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kisa")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "kisa-e2e-"); binErr == nil {
+			binBuild, binErr = exec.Command("go", "build", "-o", filepath.Join(binDir, "kisa"), ".").CombinedOutput()
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("go build: %v\n%s", binErr, binBuild)
 	}
-	return bin
+	return filepath.Join(binDir, "kisa")
 }
 
 // waitFor polls cond until it holds or the timeout passes.
