@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -38,7 +37,7 @@ func (s *DB) CreateAPIKey(ctx context.Context, account uuid.UUID, lookup string,
 		VALUES ($1, $2, $3, $4, string_to_array($5, ','))`,
 		id, account, lookup, hash, strings.Join(scopes, ","))
 	if err != nil {
-		return uuid.Nil, fmt.Errorf("create api key: %w", err)
+		return uuid.Nil, dbError("create api key", err)
 	}
 	return id, nil
 }
@@ -67,7 +66,7 @@ func (s *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID) error {
 func (s *DB) TouchAPIKey(ctx context.Context, id uuid.UUID, t time.Time) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, id, t)
 	if err != nil {
-		return fmt.Errorf("touch api key: %w", err)
+		return dbError("touch api key", err)
 	}
 	return nil
 }

@@ -7,14 +7,21 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/jmoiron/sqlx"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // ErrNotFound is returned when a row does not exist or belongs to another
@@ -69,7 +76,7 @@ func (s *DB) CreateAccount(ctx context.Context, name string, twoFactor bool) (Ac
 		RETURNING id, name, two_factor_enabled, created_at, updated_at`,
 		uuid.New(), name, twoFactor)
 	if err != nil {
-		return Account{}, fmt.Errorf("create account: %w", err)
+		return Account{}, dbError("create account", err)
 	}
 	return a, nil
 }
@@ -109,7 +116,7 @@ func (s *DB) CreateCluster(ctx context.Context, account uuid.UUID, name, typ str
 		INSERT INTO clusters (id, account_id, name, type, metadata) VALUES ($1, $2, $3, $4, $5)`,
 		id, account, name, typ, string(metadata))
 	if err != nil {
-		return uuid.Nil, fmt.Errorf("create cluster: %w", err)
+		return uuid.Nil, dbError("create cluster", err)
 	}
 	return id, nil
 }
@@ -121,7 +128,7 @@ func (s *DB) ListClusters(ctx context.Context, account uuid.UUID) ([]Cluster, er
 		SELECT id, name, type, metadata, created_at, updated_at
 		FROM clusters WHERE account_id = $1 ORDER BY created_at, id`, account)
 	if err != nil {
-		return nil, fmt.Errorf("list clusters: %w", err)
+		return nil, dbError("list clusters", err)
 	}
 	return out, nil
 }
@@ -141,7 +148,7 @@ func (s *DB) CreateIntegration(ctx context.Context, account uuid.UUID, provider 
 		INSERT INTO integrations (id, account_id, provider, metadata) VALUES ($1, $2, $3, $4)`,
 		id, account, provider, string(metadata))
 	if err != nil {
-		return uuid.Nil, fmt.Errorf("create integration: %w", err)
+		return uuid.Nil, dbError("create integration", err)
 	}
 	return id, nil
 }
@@ -153,7 +160,7 @@ func (s *DB) ListIntegrations(ctx context.Context, account uuid.UUID) ([]Integra
 		SELECT id, provider, metadata, created_at
 		FROM integrations WHERE account_id = $1 ORDER BY created_at, id`, account)
 	if err != nil {
-		return nil, fmt.Errorf("list integrations: %w", err)
+		return nil, dbError("list integrations", err)
 	}
 	return out, nil
 }
@@ -174,17 +181,17 @@ func notFound(err error, what string) error {
 	case errors.Is(err, sql.ErrNoRows):
 		return ErrNotFound
 	default:
-		return fmt.Errorf("%s: %w", what, err)
+		return dbError(what, err)
 	}
 }
 
 func affected(res sql.Result, err error, what string) error {
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return dbError(what, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return dbError(what, err)
 	}
 	if n == 0 {
 		return ErrNotFound
@@ -197,7 +204,33 @@ func (s *DB) AccountExists(ctx context.Context, id uuid.UUID) (bool, error) {
 	var ok bool
 	err := s.db.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)`, id)
 	if err != nil {
-		return false, fmt.Errorf("account exists: %w", err)
+		return false, dbError("account exists", err)
 	}
 	return ok, nil
+}
+
+// dbError wraps err of the operation what; when PostgreSQL could not be
+// reached (no connection, a broken one, a server shutting down or
+// starting up, a timeout) it is a kisa.Unavailable failure of the
+// database, which the API answers with 503 and Retry-After.
+func dbError(what string, err error) error {
+	err = fmt.Errorf("%s: %w", what, err)
+	if unreachable(err) {
+		return kisa.Fail(kisa.Unavailable, kisa.PartDatabase, err)
+	}
+	return err
+}
+
+// unreachable tells a database that did not answer from one that
+// answered with an error.
+func unreachable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
+	}
+	var netErr net.Error
+	var connErr *pgconn.ConnectError
+	return errors.As(err, &netErr) || errors.As(err, &connErr) || pgconn.Timeout(err) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded)
 }

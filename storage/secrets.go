@@ -69,7 +69,7 @@ func (s *Secrets) Create(ctx context.Context, account uuid.UUID, name, value str
 		INSERT INTO secrets (id, account_id, name, value_enc) VALUES ($1, $2, $3, $4)`,
 		id, account, name, sealed)
 	if err != nil {
-		return uuid.Nil, fmt.Errorf("create secret: %w", err)
+		return uuid.Nil, dbError("create secret", err)
 	}
 	return id, nil
 }
@@ -112,7 +112,7 @@ func (s *Secrets) Reveal(ctx context.Context, account, id uuid.UUID) (string, er
 	}
 	plain, err := open(s.aead, account, id, sealed)
 	if err != nil {
-		return "", fmt.Errorf("reveal secret: %w", err)
+		return "", dbError("reveal secret", err)
 	}
 	return string(plain), nil
 }
