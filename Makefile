@@ -19,7 +19,7 @@ FUZZTIME_SHORT ?= 5s
 run-fuzz = for t in $(FUZZ_TARGETS); do \
 	$(GO) test -run '^$$' -fuzz "^$${t\#\#*:}\$$" -fuzztime $(1) "$${t%%:*}" || exit 1; done
 
-.PHONY: help build services run test fuzz soak bench lint clean
+.PHONY: help build services run test fuzz soak bench memory lint clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -45,6 +45,9 @@ soak: services ## SIGKILL a worker mid-job 100 times (TestKillLoop; KISA_SOAK_KI
 
 bench: services ## run the benchmarks
 	$(WITH_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
+
+memory: services build ## measure a worker's memory (PSS, with Chromium) at 1, 2 and 4 tabs under load
+	$(WITH_ENV) $(GO) run ./cmd/memprobe --bin bin/kisa --tabs 1,2,4
 
 lint: ## gofmt check and go vet
 	@files=$$(gofmt -l .); \
