@@ -1,25 +1,32 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kisa-dev/kisa/serpfixture"
-	"github.com/kisa-dev/kisa/testenv"
 )
 
-// jobsDone counts the "overview done" lines of a worker's log.
-func jobsDone(logs *testenv.Buffer) int {
+// jobsDone reads a worker's job counter from its /metrics: the task
+// attempts that ended with an overview or with none.
+func jobsDone(tb testing.TB, worker string) int {
+	tb.Helper()
+	code, body := scrape(tb, worker+"/metrics", true)
+	if code != http.StatusOK {
+		tb.Fatalf("GET %s/metrics: %d", worker, code)
+	}
 	n := 0
-	for _, line := range strings.Split(logs.String(), "\n") {
-		var l struct{ Msg string }
-		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "overview done" {
-			n++
+	for _, line := range strings.Split(body, "\n") {
+		for _, outcome := range []string{`kisa_worker_jobs_total{outcome="ok"} `, `kisa_worker_jobs_total{outcome="no_overview"} `} {
+			if v, ok := strings.CutPrefix(line, outcome); ok {
+				f, _ := strconv.ParseFloat(v, 64)
+				n += int(f)
+			}
 		}
 	}
 	return n
@@ -28,7 +35,7 @@ func jobsDone(logs *testenv.Buffer) int {
 // TestScaleOut runs two `kisa web` and two `kisa worker` processes (real
 // binaries, one tab each) on one PostgreSQL, Redis and MinIO, and spreads
 // 40 distinct overview requests over both web processes: every request
-// is answered and both workers ran jobs (counted in their logs).
+// is answered and both workers ran jobs (their job counters in /metrics).
 func TestScaleOut(t *testing.T) {
 	s := startStack(t, stackOptions{waitTimeout: "90s", noWorker: true,
 		fixture: serpfixture.Options{OverviewDelay: 200 * time.Millisecond},
@@ -36,14 +43,12 @@ func TestScaleOut(t *testing.T) {
 	var bases []string
 	for range 2 {
 		_, logs := s.startBinary(t, "web")
-		bases = append(bases, "http://"+listenAddr(t, logs))
+		bases = append(bases, "http://"+listenAddr(t, logs, "web listening"))
 	}
-	var workers []*testenv.Buffer
+	var workers []string
 	for range 2 {
 		_, logs := s.startBinary(t, "worker")
-		workers = append(workers, logs)
-	}
-	for _, logs := range workers {
+		workers = append(workers, "http://"+listenAddr(t, logs, "worker health and metrics listening"))
 		waitFor(t, 30*time.Second, func() bool { return strings.Contains(logs.String(), "worker started") }, "a worker to start")
 	}
 
@@ -67,7 +72,7 @@ func TestScaleOut(t *testing.T) {
 			t.Errorf("request %d (web %d): status %d", i, i%2, c)
 		}
 	}
-	a, b := jobsDone(workers[0]), jobsDone(workers[1])
+	a, b := jobsDone(t, workers[0]), jobsDone(t, workers[1])
 	t.Logf("jobs per worker: %d and %d, in %s", a, b, time.Since(start))
 	if a == 0 || b == 0 || a+b < n {
 		t.Errorf("workers ran %d and %d jobs; want both to run some, %d in all", a, b, n)

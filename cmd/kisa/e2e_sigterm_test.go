@@ -87,7 +87,7 @@ func TestSIGTERM(t *testing.T) {
 	s := startStack(t, stackOptions{waitTimeout: "25s", noWorker: true, env: quickJobs,
 		fixture: serpfixture.Options{OverviewDelay: 3 * time.Second}})
 	web, webLogs := s.startBinary(t, "web", "KISA_SHUTDOWN_TIMEOUT=20s")
-	base := "http://" + listenAddr(t, webLogs)
+	base := "http://" + listenAddr(t, webLogs, "web listening")
 	worker, workerLogs := s.startBinary(t, "worker", "KISA_SHUTDOWN_TIMEOUT=20s")
 	waitFor(t, 30*time.Second, func() bool { return strings.Contains(workerLogs.String(), "worker started") }, "the worker to start")
 	browsers := descendants(worker.Process.Pid)
