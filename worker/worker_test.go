@@ -183,7 +183,12 @@ func TestProcessTask(t *testing.T) {
 // longest ttl of the requests that shared its task, and not at all when
 // none of them wanted caching.
 func TestProcessTaskCaches(t *testing.T) {
-	e := newHandlerEnv(t, testenv.S3(t))
+	s3 := testenv.S3(t)
+	e := newHandlerEnv(t, s3)
+	shots, _ := storage.NewScreenshots(s3)
+	if err := shots.EnsureBucket(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		cacheTTL int           // the enqueuing request's
