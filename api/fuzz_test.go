@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
 )
 
@@ -30,7 +31,7 @@ func FuzzOverviewRequest(f *testing.F) {
 	_, key := newCaller(f, ts.db)
 	f.Add([]byte(`{"query":"coffee","cache":{"ttl":60},"fields":{"sources":["url"]}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := parseOverviewRequest(body)
+		req, err := parseOverviewRequest(body, exits.Set{})
 		checkParsed(t, req, err)
 		res := postOverview(t, ts, key, string(body))
 		switch {

@@ -17,7 +17,7 @@ func (s *Server) overview(c *gin.Context) {
 		s.writeError(c, readError(err))
 		return
 	}
-	req, err := parseOverviewRequest(body)
+	req, err := parseOverviewRequest(body, s.opts.Countries)
 	if err != nil {
 		s.writeError(c, err)
 		return
@@ -33,4 +33,15 @@ func (s *Server) overview(c *gin.Context) {
 	}
 	s.metrics.cache.WithLabelValues(map[bool]string{true: "hit", false: "miss"}[data.IsCached]).Inc()
 	writeData(c, data)
+}
+
+// countries answers GET /v1/networks/browser/countries, for any key: the
+// countries with exits of their own (KISA_PROXIES), and whether every
+// other country is served too (no proxies, or a "*" exit).
+func (s *Server) countries(c *gin.Context) {
+	list, all := s.opts.Countries.Countries()
+	if list == nil {
+		list = []string{}
+	}
+	writeData(c, gin.H{"countries": list, "all": all})
 }

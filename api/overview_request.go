@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
 	"golang.org/x/text/language"
 )
@@ -41,8 +42,9 @@ func (v validation) add(path, format string, args ...any) {
 
 // parseOverviewRequest decodes and validates body. A body that is not one
 // strict JSON object (decodeJSONObject) is a 400; every other problem is
-// a 422 naming all fields.
-func parseOverviewRequest(body []byte) (overview.Request, error) {
+// a 422 naming all fields, among them a country that served does not
+// serve.
+func parseOverviewRequest(body []byte, served exits.Set) (overview.Request, error) {
 	top, err := decodeJSONObject(body)
 	if err != nil {
 		return overview.Request{}, err
@@ -72,6 +74,9 @@ func parseOverviewRequest(body []byte) (overview.Request, error) {
 	}
 	if _, ok := top["query"]; !ok {
 		v.add("query", "is required")
+	}
+	if validCountry(req.Country) && !served.Serves(req.Country) {
+		v.add("countryCode", "this deployment does not serve country %s (see GET /v1/networks/browser/countries)", req.Country)
 	}
 	if len(v) > 0 {
 		return overview.Request{}, &Error{Code: CodeValidation, Message: "validation failed", Fields: v}

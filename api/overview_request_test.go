@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
 )
 
@@ -144,7 +145,7 @@ func TestParseOverviewRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseOverviewRequest([]byte(tt.body))
+			got, err := parseOverviewRequest([]byte(tt.body), exits.Set{})
 			if tt.wantErr != nil {
 				if diff := cmp.Diff(error(tt.wantErr), err); diff != "" {
 					t.Errorf("error mismatch (-want +got):\n%s", diff)

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
@@ -35,9 +36,12 @@ type Options struct {
 	KeyPrefix   string
 	DocsURL     string
 	KeyCacheTTL time.Duration
-	Limits      Limits       // per-key request limits; no Redis: none
-	Logger      *slog.Logger // nil discards
-	Now         func() time.Time
+	Limits      Limits // per-key request limits; no Redis: none
+	// Countries are the exits of KISA_PROXIES: the countries served. The
+	// zero Set serves every country.
+	Countries exits.Set
+	Logger    *slog.Logger // nil discards
+	Now       func() time.Time
 	// HealthChecks are the dependencies /readyz asks.
 	HealthChecks ops.Checks
 	// Registry receives the API's metrics; nil: a registry of its own.
@@ -109,6 +113,7 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET("/integrations/:id", s.require(apikey.ScopeIntegrationsRead), s.getIntegration)
 	v1.GET("/secrets/:id", s.require(apikey.ScopeSecretsRead), s.getSecret)
 	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), s.require(apikey.ScopeOverviewRun), s.limitConcurrent, s.overview)
+	v1.GET("/networks/browser/countries", s.countries)
 	return r
 }
 

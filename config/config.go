@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
 )
 
@@ -51,6 +52,9 @@ type Config struct {
 	OverviewSettle     time.Duration // KISA_OVERVIEW_SETTLE: quiet time that ends streaming
 	OverviewWait       time.Duration // KISA_OVERVIEW_WAIT: bounded wait for an overview
 	OverviewAppear     time.Duration // KISA_OVERVIEW_APPEAR: wait for a page to announce one
+	BrowserAllowHosts  []string      // KISA_BROWSER_ALLOW_HOSTS: domains a results page may load from
+	Proxies            exits.Set     // KISA_PROXIES: the exits by country; empty connects directly
+	ProxyCooldown      time.Duration // KISA_PROXY_COOLDOWN: how long a blocked exit is left alone
 
 	S3Endpoint  string // KISA_S3_ENDPOINT: MinIO host:port the processes talk to
 	S3AccessKey string // KISA_S3_ACCESS_KEY
@@ -100,6 +104,9 @@ var Vars = []Var{
 	{"KISA_OVERVIEW_SETTLE", "700ms", "The overview counts as fully streamed in once its text has not changed for this long."},
 	{"KISA_OVERVIEW_WAIT", "15s", "Bounded wait for an overview to appear, finish streaming or expand; none by then means hasOverview false."},
 	{"KISA_OVERVIEW_APPEAR", "3s", "A loaded page that has shown no overview block or heading for this long has no overview (at most KISA_OVERVIEW_WAIT)."},
+	{"KISA_BROWSER_ALLOW_HOSTS", "google.com,gstatic.com,googleapis.com,googleusercontent.com,ggpht.com,ytimg.com,youtube.com", "Comma-separated domains (with their subdomains) a results page may load images, scripts, frames and data from, besides the search and consent hosts; see [Security](#security)."},
+	{"KISA_PROXIES", "", "Comma-separated `country=url` proxy exits, e.g. `at=http://host:3128,de=http://user:pass@host:8000,*=http://host:3128`; empty connects directly. See [Countries and proxies](#countries-and-proxies)."},
+	{"KISA_PROXY_COOLDOWN", "10m", "How long an exit that met the CAPTCHA or failed is left alone before it is used again."},
 	{"KISA_S3_ENDPOINT", "127.0.0.1:9000", "MinIO (S3) host:port for uploads."},
 	{"KISA_S3_ACCESS_KEY", "", "MinIO access key (required by web and worker)."},
 	{"KISA_S3_SECRET_KEY", "", "MinIO secret key (required by web and worker)."},
@@ -153,6 +160,9 @@ func Load(getenv func(string) string) (Config, error) {
 		OverviewSettle:     p.duration("KISA_OVERVIEW_SETTLE"),
 		OverviewWait:       p.duration("KISA_OVERVIEW_WAIT"),
 		OverviewAppear:     p.duration("KISA_OVERVIEW_APPEAR"),
+		BrowserAllowHosts:  p.hosts("KISA_BROWSER_ALLOW_HOSTS"),
+		Proxies:            p.proxies("KISA_PROXIES"),
+		ProxyCooldown:      p.duration("KISA_PROXY_COOLDOWN"),
 		S3Endpoint:         get("KISA_S3_ENDPOINT"),
 		S3AccessKey:        get("KISA_S3_ACCESS_KEY"),
 		S3SecretKey:        get("KISA_S3_SECRET_KEY"),
@@ -201,6 +211,32 @@ func (p *parser) duration(name string) time.Duration {
 		p.fail(name, v, "a duration such as 30s")
 	}
 	return d
+}
+
+// hosts reads a comma-separated list of domain names, lower-cased.
+func (p *parser) hosts(name string) []string {
+	var out []string
+	for _, h := range strings.Split(p.get(name), ",") {
+		h = strings.ToLower(strings.Trim(strings.TrimSpace(h), "."))
+		if h == "" {
+			continue
+		}
+		if strings.ContainsAny(h, "/:@ *") {
+			p.fail(name, h, "a domain name such as gstatic.com")
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// proxies parses KISA_PROXIES. Its error names the entry by position and
+// never quotes the value, which may hold passwords.
+func (p *parser) proxies(name string) exits.Set {
+	set, err := exits.Parse(p.get(name))
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s: %w", name, err)
+	}
+	return set
 }
 
 // key decodes a base64 AES-256 key; an empty value stays nil (Require*
@@ -253,6 +289,7 @@ func (c Config) Validate() error {
 		{c.OverviewWait >= time.Second, "KISA_OVERVIEW_WAIT", "at least 1s"},
 		{c.OverviewWait < c.JobTimeout, "KISA_OVERVIEW_WAIT", "shorter than KISA_JOB_TIMEOUT"},
 		{c.OverviewAppear >= 0 && c.OverviewAppear <= c.OverviewWait, "KISA_OVERVIEW_APPEAR", "between 0s and KISA_OVERVIEW_WAIT"},
+		{c.ProxyCooldown >= time.Second, "KISA_PROXY_COOLDOWN", "at least 1s"},
 		{c.S3Endpoint != "" && !strings.Contains(c.S3Endpoint, "/"), "KISA_S3_ENDPOINT", "host:port without scheme"},
 		{c.S3Bucket != "", "KISA_S3_BUCKET", "a bucket name"},
 		{validURL(c.CDNURL, "http", "https"), "KISA_CDN_URL", "an http(s) URL"},

@@ -35,6 +35,9 @@
 //     and placeholders that never fill.
 //   - contains "no overview", or is one of "facebook login", "youtube",
 //     "weather", "wetter": a results page without an overview.
+//   - contains "hostile overview" (HostileQuery) and Options.HostileTarget
+//     is set: the results page with an overview, which also tries to reach
+//     that host in every way a page can (see HostileQuery).
 //   - anything else: a results page with an overview, in German when hl
 //     is "de" (or "de-XX"); in Portuguese, French, Spanish, Italian,
 //     Dutch, Polish, Japanese, Chinese, Arabic or Hebrew for theirs (with

@@ -38,6 +38,9 @@ type Options struct {
 	OverviewDelay time.Duration
 	// Consent sends requests without ConsentCookie to the consent page.
 	Consent bool
+	// HostileTarget is the host:port that the page of HostileQuery tries
+	// to reach; empty serves that query like any other.
+	HostileTarget string
 	// Logger receives one line per request; nil discards them.
 	Logger *slog.Logger
 }
@@ -47,6 +50,7 @@ type Options struct {
 type Server struct {
 	delay   time.Duration
 	consent bool
+	hostile string // Options.HostileTarget
 	log     *slog.Logger
 	pages   *pages
 	mux     *http.ServeMux
@@ -63,7 +67,7 @@ func New(opts Options) *Server {
 	if err != nil {
 		panic("serpfixture: " + err.Error())
 	}
-	s := &Server{delay: opts.OverviewDelay, consent: opts.Consent, log: opts.Logger, pages: p, visits: map[string]int{}}
+	s := &Server{delay: opts.OverviewDelay, consent: opts.Consent, hostile: opts.HostileTarget, log: opts.Logger, pages: p, visits: map[string]int{}}
 	if s.delay == 0 {
 		s.delay = DefaultOverviewDelay
 	}
@@ -152,6 +156,9 @@ func (s *Server) serveResults(w http.ResponseWriter, r *http.Request, req result
 		s.log.Error("render results page", "query", req.query, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
+	}
+	if s.hostile != "" && isHostile(NormaliseQuery(req.query)) {
+		b = withHostile(b, s.hostile)
 	}
 	s.writeHTML(w, r, http.StatusOK, b, "results")
 }

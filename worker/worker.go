@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
@@ -30,6 +31,9 @@ type Handler struct {
 	shots     *storage.Screenshots
 	results   *storage.Results
 	searchURL *url.URL
+	exits     exits.Set
+	rotation  *storage.ExitRotation
+	onExit    func(exit, outcome string)
 	log       *slog.Logger
 	now       func() time.Time
 	observer  JobObserver // nil: none
@@ -44,16 +48,28 @@ type HandlerOptions struct {
 	Screenshots *storage.Screenshots
 	Results     *storage.Results
 	SearchURL   string
-	Logger      *slog.Logger // nil discards
-	Now         func() time.Time
-	Observer    JobObserver // told how each attempt ended; nil: none
+	// Exits are the proxies by country (KISA_PROXIES); empty connects
+	// directly. Rotation, needed with exits, shares their use between
+	// workers.
+	Exits    exits.Set
+	Rotation *storage.ExitRotation
+	// CountExit, when set, is told each visit through an exit: its
+	// host:port and ExitVisit, ExitCaptcha or ExitError. It must not block.
+	CountExit func(exit, outcome string)
+	Logger    *slog.Logger // nil discards
+	Now       func() time.Time
+	Observer  JobObserver // told how each attempt ended; nil: none
 }
 
-// NewHandler returns the task handler; it fails when SearchURL is not a URL.
+// NewHandler returns the task handler; it fails when SearchURL is not a
+// URL, or exits are configured without a Rotation.
 func NewHandler(o HandlerOptions) (*Handler, error) {
 	u, err := url.Parse(o.SearchURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("search URL %q is not a URL", o.SearchURL)
+	}
+	if !o.Exits.Empty() && o.Rotation == nil {
+		return nil, errors.New("worker: exits need a Rotation")
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -61,8 +77,8 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, searchURL: u, log: o.Logger, now: o.Now,
-		observer: o.Observer}, nil
+	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, searchURL: u, exits: o.Exits,
+		rotation: o.Rotation, onExit: o.CountExit, log: o.Logger, now: o.Now, observer: o.Observer}, nil
 }
 
 // ProcessTask visits the page of one overview task and publishes the
@@ -119,7 +135,7 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	// full-page screenshot as evidence; the answer is the extraction.
 	var ov kisa.Overview
 	var xerr error
-	v, err := h.pool.Visit(ctx, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots,
+	v, err := h.browse(ctx, p.CountryCode, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots,
 		Language: p.LanguageCode, FullPage: func(html string) bool {
 			ov, xerr = serp.Extract(html)
 			return errors.Is(xerr, kisa.Unrecognised)

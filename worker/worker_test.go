@@ -42,7 +42,8 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	fx := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: -1}))
 	t.Cleanup(fx.Close)
 	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, JobTimeout: 30 * time.Second,
-		SettleQuiet: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: time.Second})
+		SettleQuiet: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: time.Second,
+		SearchURL: fx.URL + "/search"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 		Limits: api.Limits{Redis: rdb, AI: cfg.LimitAI, Other: cfg.LimitOther, Concurrent: cfg.LimitConcurrent,
 			Hold: cfg.OverviewTimeout + 30*time.Second},
 		Registry: ops.NewRegistry(), AdminToken: cfg.AdminToken, Dashboard: dashboardHandler(dashboard),
+		Countries: cfg.Proxies,
 		Overviews: overview.New(overview.Options{
 			Results: storage.NewResults(rdb, redisPrefix), Client: client, Inspector: inspector,
 			Screenshots: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,

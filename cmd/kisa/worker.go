@@ -33,7 +33,8 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	defer rdb.Close()
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
 		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
-		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, Logger: log})
+		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, SearchURL: cfg.SearchURL,
+		AllowHosts: cfg.BrowserAllowHosts, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,8 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	}
 	defer pool.Close()
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots,
-		Results: storage.NewResults(rdb, redisPrefix), SearchURL: cfg.SearchURL, Logger: log, Observer: metrics})
+		Results: storage.NewResults(rdb, redisPrefix), SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
+		Rotation: storage.NewExitRotation(rdb, redisPrefix, cfg.ProxyCooldown), Logger: log, Observer: metrics})
 	if err != nil {
 		return err
 	}
@@ -65,7 +67,9 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	if err := srv.Start(worker.Mux(h)); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	log.Info("worker started", "tabs", cfg.BrowserConcurrency, "search_url", cfg.SearchURL)
+	countries, all := cfg.Proxies.Countries()
+	log.Info("worker started", "tabs", cfg.BrowserConcurrency, "search_url", cfg.SearchURL,
+		"proxied_countries", countries, "all_countries", all)
 	<-ctx.Done()
 	srv.Shutdown()
 	return nil

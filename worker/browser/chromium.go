@@ -155,6 +155,9 @@ func (p *Pool) allocatorOptions(dir string) []chromedp.ExecAllocatorOption {
 		opts = append(opts, chromedp.Flag(flag, true))
 	}
 	opts = append(opts, chromedp.Flag("password-store", "basic"))
+	if p.cfg.HostResolverRules != "" {
+		opts = append(opts, chromedp.Flag("host-resolver-rules", p.cfg.HostResolverRules))
+	}
 	return append(opts, p.extraFlags...)
 }
 

@@ -40,6 +40,7 @@ func testConfig(tb testing.TB) Config {
 		JobTimeout:   90 * time.Second,
 		SettleQuiet:  500 * time.Millisecond,
 		OverviewWait: 2 * time.Second,
+		SearchURL:    "http://127.0.0.1/search",
 		Logger:       testLogger(tb),
 	}
 }

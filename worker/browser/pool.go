@@ -51,6 +51,22 @@ type Config struct {
 	// that it has none; zero means OverviewWait. An announced overview
 	// still gets OverviewWait to finish streaming.
 	OverviewAppear time.Duration
+	// SearchURL is the results page the visits open (KISA_SEARCH_URL).
+	// Tabs navigate only to its host and its consent host ("consent." and
+	// the host without "www."), and reach loopback, private or link-local
+	// addresses only when its host is one.
+	SearchURL string
+	// AllowHosts are the domains, with their subdomains, that a page may
+	// load subresources and frames from besides the search and consent
+	// hosts (KISA_BROWSER_ALLOW_HOSTS); nil allows none.
+	AllowHosts []string
+	// HostResolverRules, when set, is Chromium's --host-resolver-rules;
+	// tests use it to keep the browser off the network.
+	HostResolverRules string
+	// OnBlocked, when set, is told the kind of every request, navigation
+	// (Document) or popup (Popup) that the containment stopped; a metric
+	// counts them. It must not block.
+	OnBlocked func(kind string)
 	// Logger receives the pool's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -68,6 +84,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("browser: SettleQuiet must be positive, got %s", c.SettleQuiet)
 	case c.OverviewAppear < 0 || c.OverviewAppear > c.OverviewWait:
 		return fmt.Errorf("browser: OverviewAppear (%s) must be between 0 and OverviewWait (%s)", c.OverviewAppear, c.OverviewWait)
+	case !validSearchURL(c.SearchURL):
+		return fmt.Errorf("browser: SearchURL must be an http(s) URL")
 	case c.OverviewWait <= c.SettleQuiet:
 		return fmt.Errorf("browser: OverviewWait (%s) must be longer than SettleQuiet (%s)", c.OverviewWait, c.SettleQuiet)
 	}
@@ -83,6 +101,7 @@ type Pool struct {
 	execPath string
 	log      *slog.Logger
 	tabs     chan struct{} // one token per running visit
+	policy   policy        // where tabs may go
 
 	// extraFlags are added to Chromium's flags; tests use them to keep the
 	// browser off the network.
@@ -106,6 +125,7 @@ type Pool struct {
 
 	launches atomic.Int64 // browsers launched, for logs and tests
 	consents atomic.Int64 // consent pages passed
+	blocked  atomic.Int64 // requests, navigations and popups stopped
 }
 
 // NewPool checks cfg and finds the Chromium binary; it starts nothing. It
@@ -124,6 +144,7 @@ func NewPool(cfg Config) (*Pool, error) {
 	}
 	life, stop := context.WithCancel(context.Background())
 	return &Pool{
+		policy:   newPolicy(cfg.SearchURL, cfg.AllowHosts),
 		cfg:      cfg,
 		execPath: path,
 		log:      log.With("component", "browser"),

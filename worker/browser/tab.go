@@ -40,11 +40,18 @@ type tab struct {
 // (which also keeps it visible, so it gets animation frames), and chromedp
 // attaches to it with WithTargetID. A window opened that way has a smaller
 // viewport than the --window-size one, so the viewport is set to
-// windowWidth x windowHeight. It returns an error when the browser does
-// not answer.
-func openTab(ctx context.Context, b *chromium) (*tab, error) {
+// windowWidth x windowHeight. The browser context connects through proxy
+// (nil: directly), and the tab is contained (see contain) before anything
+// loads in it. It returns an error when the browser does not answer.
+func openTab(ctx context.Context, b *chromium, p *Pool, proxy *Proxy) (*tab, error) {
 	exec := cdp.WithExecutor(ctx, chromedp.FromContext(b.ctx).Browser)
-	id, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
+	create := target.CreateBrowserContext().WithDisposeOnDetach(true)
+	if proxy != nil {
+		// "<-loopback>" sends loopback addresses through the proxy too, so
+		// that nothing leaves the tab around it.
+		create = create.WithProxyServer(proxy.Server).WithProxyBypassList("<-loopback>")
+	}
+	id, err := create.Do(exec)
 	if err != nil {
 		return nil, fmt.Errorf("create browser context: %w", err)
 	}
@@ -58,6 +65,10 @@ func openTab(ctx context.Context, b *chromium) (*tab, error) {
 	if err := chromedp.Run(t.ctx, chromedp.EmulateViewport(windowWidth, windowHeight)); err != nil {
 		t.close(nil)
 		return nil, fmt.Errorf("attach to target: %w", err)
+	}
+	if err := t.contain(p, proxy, targetID); err != nil {
+		t.close(nil)
+		return nil, fmt.Errorf("contain the tab: %w", err)
 	}
 	return t, nil
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -25,6 +27,11 @@ const (
 	// pngSignature starts every PNG file.
 	pngSignature = "\x89PNG\r\n\x1a\n"
 )
+
+// ErrProxy marks a visit that failed because its proxy did not connect,
+// refused the credentials or could not reach the search engine; it also
+// wraps kisa.Unavailable. Another exit may do better.
+var ErrProxy = errors.New("proxy failed")
 
 // errTabNotOpened marks a visit whose tab could not even be opened; when
 // the browser died meanwhile, Visit retries it once on the next browser.
@@ -43,6 +50,9 @@ type VisitRequest struct {
 	// tab closes; when it reports true, VisitResult.FullPage holds a
 	// screenshot of the whole page (evidence of a page not recognised).
 	FullPage func(html string) bool
+	// Proxy is the exit the visit's browser context connects through; nil
+	// connects directly.
+	Proxy *Proxy
 }
 
 // VisitResult is what a visit saw once the overview had settled and been
@@ -133,7 +143,7 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 // the tab. It returns an error wrapping kisa.Unavailable and
 // errTabNotOpened when the tab cannot be opened.
 func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
-	t, err := openTab(ctx, v.b)
+	t, err := openTab(ctx, v.b, v.p, v.req.Proxy)
 	if err != nil {
 		return VisitResult{}, fmt.Errorf("%w: %w: %w", kisa.Unavailable, errTabNotOpened, err)
 	}
@@ -178,7 +188,11 @@ func (v *visit) steps() (VisitResult, error) {
 // shows. It returns an error wrapping kisa.Blocked on the CAPTCHA page and
 // one wrapping kisa.Unavailable when the page does not load.
 func (v *visit) load() error {
-	if err := chromedp.Run(v.ctx, chromedp.Navigate(v.req.URL)); err != nil {
+	resp, err := chromedp.RunResponse(v.ctx, chromedp.Navigate(v.req.URL))
+	if err := v.proxyFailed(resp, err); err != nil {
+		return err
+	}
+	if err != nil {
 		return fmt.Errorf("%w: navigate: %w", kisa.Unavailable, err)
 	}
 	st, err := v.inspect()
@@ -193,6 +207,29 @@ func (v *visit) load() error {
 	if st.captcha {
 		v.log.Warn("blocked by CAPTCHA page", "at", redact(st.url))
 		return fmt.Errorf("%w: %s", kisa.Blocked, redact(st.url))
+	}
+	return nil
+}
+
+// proxyFailed returns an error wrapping ErrProxy and kisa.Unavailable
+// when the visit has a proxy and the navigation failed because of it: a
+// proxy or tunnel error of Chromium's network stack, or the proxy's own
+// 407 or 502 to 504 answer.
+func (v *visit) proxyFailed(resp *network.Response, err error) error {
+	if v.req.Proxy == nil {
+		return nil
+	}
+	if err != nil {
+		msg := err.Error()
+		for _, code := range []string{"ERR_PROXY", "ERR_TUNNEL", "ERR_SOCKS", "ERR_NO_SUPPORTED_PROXIES"} {
+			if strings.Contains(msg, code) {
+				return fmt.Errorf("%w: %w: navigate: %w", kisa.Unavailable, ErrProxy, err)
+			}
+		}
+		return nil
+	}
+	if resp != nil && (resp.Status == 407 || resp.Status >= 502 && resp.Status <= 504) {
+		return fmt.Errorf("%w: %w: the proxy answered %d", kisa.Unavailable, ErrProxy, resp.Status)
 	}
 	return nil
 }
