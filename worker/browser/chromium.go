@@ -147,14 +147,17 @@ func (p *Pool) allocatorOptions(dir string) []chromedp.ExecAllocatorOption {
 	}
 	for _, flag := range []string{
 		"disable-gpu", "disable-background-networking", "disable-component-update",
-		"disable-sync", "disable-quic", "disable-dev-shm-usage", "disable-extensions",
+		"disable-sync", "disable-quic", "dns-prefetch-disable", "disable-dev-shm-usage", "disable-extensions",
 		"disable-default-apps", "disable-breakpad", "disable-background-timer-throttling",
 		"disable-backgrounding-occluded-windows", "disable-renderer-backgrounding",
 		"use-mock-keychain",
 	} {
 		opts = append(opts, chromedp.Flag(flag, true))
 	}
-	opts = append(opts, chromedp.Flag("password-store", "basic"))
+	opts = append(opts, chromedp.Flag("password-store", "basic"),
+		// The browser's own calls home (form autofill, hints, translation)
+		// would leave through a visit's proxy, outside the tab's guard.
+		chromedp.Flag("disable-features", "AutofillServerCommunication,OptimizationHints,Translate,MediaRouter"))
 	if p.cfg.HostResolverRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", p.cfg.HostResolverRules))
 	}
