@@ -71,8 +71,8 @@ func (s Set) Countries() (countries []string, all bool) {
 		}
 	}
 	sort.Strings(countries)
-	_, any := s.pools[Any]
-	return countries, s.Empty() || any
+	_, star := s.pools[Any]
+	return countries, s.Empty() || star
 }
 
 // Parse reads KISA_PROXIES: comma-separated country=url entries such as

@@ -42,8 +42,8 @@ type testProxy struct {
 	fixture         string // host:port of the fixture
 
 	mu         sync.Mutex
-	searches   int // /search requests forwarded
-	challenges int // 407s answered
+	searches   int      // /search requests forwarded
+	challenges int      // 407s answered
 	stray      []string // requests for other hosts
 	tunnels    []string // CONNECTs (refused), see TestProxies
 }

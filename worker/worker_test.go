@@ -3,14 +3,17 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -237,14 +240,44 @@ func TestProcessTaskStorageDown(t *testing.T) {
 	}
 }
 
+// TestPageURL checks that the query reaches the search engine only as
+// the escaped q parameter: whatever it holds, the host, the path and the
+// other parameters of the search URL stay as they are.
 func TestPageURL(t *testing.T) {
 	h, err := NewHandler(HandlerOptions{SearchURL: "https://www.google.com/search?udm=50", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := h.pageURL(jobs.OverviewPayload{Query: "why are frogs green?", CountryCode: "at", LanguageCode: "de"})
-	want := "https://www.google.com/search?gl=at&hl=de&q=why+are+frogs+green%3F&udm=50"
-	if got != want {
-		t.Errorf("pageURL = %q, want %q", got, want)
+	tests := []struct {
+		name, query, want string
+	}{
+		{"plain", "why are frogs green?", "https://www.google.com/search?gl=at&hl=de&q=why+are+frogs+green%3F&udm=50"},
+		{"ampersand", "a&udm=1&gl=us", "https://www.google.com/search?gl=at&hl=de&q=a%26udm%3D1%26gl%3Dus&udm=50"},
+		{"fragment", "a#b", "https://www.google.com/search?gl=at&hl=de&q=a%23b&udm=50"},
+		{"question mark", "?q=b", "https://www.google.com/search?gl=at&hl=de&q=%3Fq%3Db&udm=50"},
+		{"slashes", "//evil.example/x", "https://www.google.com/search?gl=at&hl=de&q=%2F%2Fevil.example%2Fx&udm=50"},
+		{"percent", "100%25 %2F", "https://www.google.com/search?gl=at&hl=de&q=100%2525+%252F&udm=50"},
+		{"newline", "a\r\nHost: evil", "https://www.google.com/search?gl=at&hl=de&q=a%0D%0AHost%3A+evil&udm=50"},
+		{"at sign", "user@evil.example", "https://www.google.com/search?gl=at&hl=de&q=user%40evil.example&udm=50"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := h.pageURL(jobs.OverviewPayload{Query: tt.query, CountryCode: "at", LanguageCode: "de"})
+			if got != tt.want {
+				t.Errorf("pageURL = %q, want %q", got, tt.want)
+			}
+			u, err := url.Parse(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := u.Query()
+			rest := map[string]string{"host": u.Host, "path": u.Path, "fragment": u.Fragment, "q": q.Get("q"),
+				"udm": q.Get("udm"), "gl": q.Get("gl"), "hl": q.Get("hl"), "params": fmt.Sprint(len(q))}
+			want := map[string]string{"host": "www.google.com", "path": "/search", "fragment": "", "q": tt.query,
+				"udm": "50", "gl": "at", "hl": "de", "params": "4"}
+			if diff := cmp.Diff(want, rest); diff != "" {
+				t.Errorf("parsed back (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
