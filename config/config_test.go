@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/config"
+	"github.com/kisa-dev/kisa/exits"
 )
 
 // env is a getenv over a map.
@@ -39,7 +40,8 @@ func TestDefaults(t *testing.T) {
 		KeyCacheTTL: 30 * time.Second, LimitAI: 60, LimitOther: 450, LimitConcurrent: 10, WorkerAddr: "127.0.0.1:9091", LogLevel: "info", OverviewTimeout: 60 * time.Second,
 		JobTimeout: 45 * time.Second, JobMaxRetry: 2, SearchURL: "https://www.google.com/search",
 		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
-		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000",
+		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000", ProxyCooldown: 10 * time.Minute,
+		BrowserAllowHosts: []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com", "ggpht.com", "ytimg.com", "youtube.com"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -68,7 +70,12 @@ func TestValues(t *testing.T) {
 		"KISA_OVERVIEW_SETTLE": "300ms", "KISA_OVERVIEW_WAIT": "5s", "KISA_OVERVIEW_APPEAR": "2s", "KISA_JOB_TIMEOUT": "20s", "KISA_S3_ENDPOINT": "minio:9000",
 		"KISA_S3_ACCESS_KEY": "ak", "KISA_S3_SECRET_KEY": "sk", "KISA_S3_BUCKET": "shots", "KISA_S3_USE_SSL": "true",
 		"KISA_S3_REGION": "eu-central-1", "KISA_CDN_URL": "https://cdn.example.com/",
+		"KISA_PROXIES": "at=http://u:p@10.0.0.1:3128", "KISA_PROXY_COOLDOWN": "90s", "KISA_BROWSER_ALLOW_HOSTS": " Example.com., gstatic.com ",
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxies, err := exits.Parse("at=http://u:p@10.0.0.1:3128")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +87,7 @@ func TestValues(t *testing.T) {
 		SearchURL: "http://127.0.0.1:8090/search", ChromePath: "/usr/bin/chromium", BrowserConcurrency: 64,
 		BrowserRecycle: 0, OverviewSettle: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: 2 * time.Second, S3Endpoint: "minio:9000", S3AccessKey: "ak", S3SecretKey: "sk", S3Bucket: "shots",
 		S3UseSSL: true, S3Region: "eu-central-1", CDNURL: "https://cdn.example.com",
+		Proxies: proxies, ProxyCooldown: 90 * time.Second, BrowserAllowHosts: []string{"example.com", "gstatic.com"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -138,6 +146,11 @@ func TestBadSetting(t *testing.T) {
 		{name: "no tabs", vr: "KISA_BROWSER_CONCURRENCY", value: "0", want: "KISA_BROWSER_CONCURRENCY: must be between 1 and 64"},
 		{name: "recycle negative", vr: "KISA_BROWSER_RECYCLE_AFTER", value: "-1", want: "KISA_BROWSER_RECYCLE_AFTER: must be 0 or more"},
 		{name: "S3 endpoint with scheme", vr: "KISA_S3_ENDPOINT", value: "http://minio:9000", want: "KISA_S3_ENDPOINT: must be host:port without scheme"},
+		{name: "proxy entry", vr: "KISA_PROXIES", value: "at=http://u:secret@h:1,de=socks5://u:secret@h:2",
+			want: "KISA_PROXIES: entry 2: a socks5 proxy cannot take credentials (Chromium does not authenticate to SOCKS); use an http proxy"},
+		{name: "proxy cooldown", vr: "KISA_PROXY_COOLDOWN", value: "10ms", want: "KISA_PROXY_COOLDOWN: must be at least 1s"},
+		{name: "allowed host with scheme", vr: "KISA_BROWSER_ALLOW_HOSTS", value: "https://x.com",
+			want: `KISA_BROWSER_ALLOW_HOSTS: "https://x.com" is not a domain name such as gstatic.com`},
 		{name: "CDN URL", vr: "KISA_CDN_URL", value: "cdn", want: "KISA_CDN_URL: must be an http(s) URL"},
 	}
 	for _, tt := range tests {

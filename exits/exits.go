@@ -8,6 +8,7 @@ package exits
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -41,6 +42,11 @@ func (e Exit) String() string { return fmt.Sprintf("%s#%d %s", e.Country, e.Inde
 // proxies) serves every country directly.
 type Set struct {
 	pools map[string][]Exit
+}
+
+// Equal reports whether s and o hold the same exits in the same order.
+func (s Set) Equal(o Set) bool {
+	return maps.EqualFunc(s.pools, o.pools, func(a, b []Exit) bool { return slices.Equal(a, b) })
 }
 
 // Empty reports whether no proxy is configured: the browser connects
