@@ -36,6 +36,7 @@ type JobObserver interface {
 type Metrics struct {
 	jobs     *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	exits    *prometheus.CounterVec
 }
 
 // NewMetrics registers the worker's series on reg; pool, when not nil,
@@ -48,9 +49,15 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 			Help:    "Time one overview task attempt took, by outcome.",
 			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.jobs, m.duration)
+	m.exits = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_exit_visits_total",
+		Help: "Visits through each proxy exit (host:port, never its credentials) by outcome (visit, captcha, error)."},
+		[]string{"exit", "outcome"})
+	reg.MustRegister(m.jobs, m.duration, m.exits)
 	if pool != nil {
 		reg.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_blocked_total",
+				Help: "Requests, navigations and popups of results pages that the browser's containment stopped."},
+				func() float64 { return float64(pool.Blocked()) }),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_launches_total",
 				Help: "Chromium launches by this worker (the first one, restarts after a crash, and recycles)."},
 				func() float64 { return float64(pool.Stats().Launches) }),
@@ -67,6 +74,11 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 func (m *Metrics) JobDone(outcome string, took time.Duration) {
 	m.jobs.WithLabelValues(outcome).Inc()
 	m.duration.WithLabelValues(outcome).Observe(took.Seconds())
+}
+
+// ExitVisit counts one visit through a proxy exit (HandlerOptions.CountExit).
+func (m *Metrics) ExitVisit(exit, outcome string) {
+	m.exits.WithLabelValues(exit, outcome).Inc()
 }
 
 // outcome names how an attempt ended: its result, or the failure it

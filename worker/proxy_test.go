@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/exits"
@@ -140,9 +141,6 @@ type proxyEnv struct {
 	handlerEnv
 	proxies map[string]*testProxy
 	logs    *testenv.Buffer
-
-	mu    sync.Mutex
-	exits map[string]int // "host:port outcome" as told to CountExit
 }
 
 // password is the credentialed exit's password; no log line may show it.
@@ -157,7 +155,7 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 	fx := httptest.NewServer(blockExits(serpfixture.New(serpfixture.Options{OverviewDelay: -1}), "de1", "nl"))
 	t.Cleanup(fx.Close)
 	addr := strings.TrimPrefix(fx.URL, "http://")
-	env := &proxyEnv{proxies: map[string]*testProxy{}, logs: &testenv.Buffer{}, exits: map[string]int{}}
+	env := &proxyEnv{proxies: map[string]*testProxy{}, logs: &testenv.Buffer{}}
 	var entries []string
 	for _, e := range []struct{ country, tag, user string }{
 		{"at", "at", ""}, {"de", "de1", ""}, {"de", "de2", ""}, {"fr", "fr", "kisa-user"}, {"nl", "nl", ""},
@@ -188,19 +186,15 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 	t.Cleanup(func() { pool.Close() })
 	prefix := "test-" + testenv.RandomHex(4) + ":"
 	results := storage.NewResults(rdb, prefix)
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg, pool)
 	h, err := NewHandler(HandlerOptions{Pool: pool, Results: results, SearchURL: searchURL, Exits: set,
-		Rotation: storage.NewExitRotation(rdb, prefix, time.Hour), CountExit: env.countExit, Logger: log})
+		Rotation: storage.NewExitRotation(rdb, prefix, time.Hour), CountExit: m.ExitVisit, Logger: log, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.handlerEnv = handlerEnv{h: h, results: results}
+	env.handlerEnv = handlerEnv{h: h, results: results, pool: pool, reg: reg}
 	return env
-}
-
-func (e *proxyEnv) countExit(exit, outcome string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.exits[exit+" "+outcome]++
 }
 
 // searches returns the /search requests each proxy forwarded.
@@ -268,14 +262,21 @@ func TestProxies(t *testing.T) {
 		}
 	})
 	t.Run("metrics by exit", func(t *testing.T) {
-		want := map[string]int{
-			e.host("at") + " visit": 1, e.host("de1") + " captcha": 1, e.host("de2") + " visit": 3,
-			e.host("fr") + " visit": 1, e.host("nl") + " captcha": 1,
+		name := func(tag, outcome string) string {
+			return "kisa_worker_exit_visits_total{exit=" + e.host(tag) + "}{outcome=" + outcome + "}"
 		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if diff := cmp.Diff(want, e.exits); diff != "" {
-			t.Errorf("CountExit (-want +got):\n%s", diff)
+		want := map[string]float64{
+			name("at", "visit"): 1, name("de1", "captcha"): 1, name("de2", "visit"): 3,
+			name("fr", "visit"): 1, name("nl", "captcha"): 1,
+		}
+		got := map[string]float64{}
+		for k, v := range series(t, e.reg) {
+			if strings.HasPrefix(k, "kisa_worker_exit_visits_total") {
+				got[k] = v
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("exit series (-want +got):\n%s", diff)
 		}
 	})
 	// The tab's guard stops every request for another host before it is

@@ -58,7 +58,8 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	defer pool.Close()
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots,
 		Results: storage.NewResults(rdb, redisPrefix), SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
-		Rotation: storage.NewExitRotation(rdb, redisPrefix, cfg.ProxyCooldown), Logger: log, Observer: metrics})
+		Rotation: storage.NewExitRotation(rdb, redisPrefix, cfg.ProxyCooldown), CountExit: metrics.ExitVisit,
+		Logger: log, Observer: metrics})
 	if err != nil {
 		return err
 	}
