@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -140,15 +141,17 @@ func blockExits(fx http.Handler, blocked ...string) http.Handler {
 type proxyEnv struct {
 	handlerEnv
 	proxies map[string]*testProxy
+	dead    string // host:port of the se exit that nothing listens on
 	logs    *testenv.Buffer
 }
 
 // password is the credentialed exit's password; no log line may show it.
 const password = "s3cret-proxy-pass"
 
-// newProxyEnv starts the fixture behind five proxies: at (tag at), de
-// (de1, which the fixture blocks, then de2), fr (needs credentials) and
-// nl (blocked). Everything logs at debug level into env.logs.
+// newProxyEnv starts the fixture behind six proxies: at (tag at), de
+// (de1, which the fixture blocks, then de2), fr (needs credentials), nl
+// (blocked) and se (after an exit where nothing listens). Everything logs
+// at debug level into env.logs.
 func newProxyEnv(t *testing.T) *proxyEnv {
 	t.Helper()
 	rdb := testenv.Redis(t)
@@ -159,7 +162,12 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 	var entries []string
 	for _, e := range []struct{ country, tag, user string }{
 		{"at", "at", ""}, {"de", "de1", ""}, {"de", "de2", ""}, {"fr", "fr", "kisa-user"}, {"nl", "nl", ""},
+		{"se", "se", ""},
 	} {
+		if e.country == "se" {
+			env.dead = deadAddr(t)
+			entries = append(entries, "se=http://"+env.dead)
+		}
 		pass := ""
 		if e.user != "" {
 			pass = password
@@ -198,6 +206,18 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 }
 
 // searches returns the /search requests each proxy forwarded.
+// deadAddr returns a loopback host:port where nothing listens.
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
 func (e *proxyEnv) searches() map[string]int {
 	out := map[string]int{}
 	for tag, p := range e.proxies {
@@ -214,7 +234,8 @@ func (e *proxyEnv) host(tag string) string { return strings.TrimPrefix(e.proxies
 // TestProxies runs tasks of several countries through the test proxies:
 // each country's requests leave through its own exits only; with one of
 // two exits blocked every request is still answered, the blocked exit
-// tried once and then avoided; an exit with credentials works; a country
+// tried once and then avoided; an exit with credentials works; an exit
+// where nothing listens gives way to the next one; a country
 // whose every exit is blocked gets the CAPTCHA failure, without another
 // visit once its exit cools down. No log line shows the password.
 func TestProxies(t *testing.T) {
@@ -261,13 +282,22 @@ func TestProxies(t *testing.T) {
 			t.Errorf("nl proxy: %d searches, want 1 (then it cools down)", n)
 		}
 	})
+	t.Run("a dead exit is skipped", func(t *testing.T) {
+		if out := overview(t, "se"); out.Result == nil || !out.Result.Overview.HasOverview {
+			t.Fatalf("outcome %+v, want an overview through the second exit", out)
+		}
+		if n, _ := e.proxies["se"].counts(); n != 1 {
+			t.Errorf("se proxy: %d searches, want 1", n)
+		}
+	})
 	t.Run("metrics by exit", func(t *testing.T) {
 		name := func(tag, outcome string) string {
 			return "kisa_worker_exit_visits_total{exit=" + e.host(tag) + "}{outcome=" + outcome + "}"
 		}
 		want := map[string]float64{
 			name("at", "visit"): 1, name("de1", "captcha"): 1, name("de2", "visit"): 3,
-			name("fr", "visit"): 1, name("nl", "captcha"): 1,
+			name("fr", "visit"): 1, name("nl", "captcha"): 1, name("se", "visit"): 1,
+			"kisa_worker_exit_visits_total{exit=" + e.dead + "}{outcome=error}": 1,
 		}
 		got := map[string]float64{}
 		for k, v := range series(t, e.reg) {
