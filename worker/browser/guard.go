@@ -119,6 +119,7 @@ func internal(host string) bool {
 // its own.
 type guard struct {
 	p      *Pool
+	pol    policy
 	proxy  *Proxy
 	mainID cdp.FrameID // the tab's main frame (its target id)
 	exec   context.Context
@@ -131,7 +132,7 @@ type guard struct {
 // anything loads: downloads and permissions denied in its browser context,
 // popups stopped, and every request paused for the guard. It returns an
 // error when the browser refuses.
-func (t *tab) contain(p *Pool, proxy *Proxy, targetID target.ID) error {
+func (t *tab) contain(p *Pool, pol policy, proxy *Proxy, targetID target.ID) error {
 	browser := cdp.WithExecutor(t.ctx, chromedp.FromContext(t.ctx).Browser)
 	err := cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorDeny).
 		WithBrowserContextID(t.contextID).Do(browser)
@@ -145,7 +146,7 @@ func (t *tab) contain(p *Pool, proxy *Proxy, targetID target.ID) error {
 			p.log.Debug("deny permission", "permission", name, "err", err)
 		}
 	}
-	g := &guard{p: p, proxy: proxy, mainID: cdp.FrameID(targetID), answered: map[fetch.RequestID]bool{},
+	g := &guard{p: p, pol: pol, proxy: proxy, mainID: cdp.FrameID(targetID), answered: map[fetch.RequestID]bool{},
 		exec: cdp.WithExecutor(t.ctx, chromedp.FromContext(t.ctx).Target)}
 	chromedp.ListenTarget(t.ctx, g.handle)
 	chromedp.ListenBrowser(t.ctx, g.popups)
@@ -179,9 +180,9 @@ func (g *guard) popups(ev any) {
 // other requests fail as blocked by the client.
 func (g *guard) paused(ev *fetch.EventRequestPaused) {
 	nav := ev.ResourceType == network.ResourceTypeDocument && ev.FrameID == g.mainID
-	ok := g.p.policy.request(ev.Request.URL)
+	ok := g.pol.request(ev.Request.URL)
 	if nav {
-		ok = g.p.policy.navigation(ev.Request.URL)
+		ok = g.pol.navigation(ev.Request.URL)
 	}
 	if ok {
 		_ = fetch.ContinueRequest(ev.RequestID).Do(g.exec)
@@ -237,6 +238,15 @@ func (p *Pool) countBlocked(kind, raw string) {
 // Blocked returns how many requests, navigations and popups the pool's
 // tabs were refused.
 func (p *Pool) Blocked() int64 { return p.blocked.Load() }
+
+// policyFor returns the policy of a visit of visitURL: the pool's, or,
+// when Config.SearchURL is not set, one whose search host is visitURL's.
+func (p *Pool) policyFor(visitURL string) policy {
+	if p.policy.searchHost != "" {
+		return p.policy
+	}
+	return newPolicy(visitURL, p.cfg.AllowHosts)
+}
 
 // validSearchURL reports whether raw is an absolute http(s) URL.
 func validSearchURL(raw string) bool {

@@ -54,7 +54,8 @@ type Config struct {
 	// SearchURL is the results page the visits open (KISA_SEARCH_URL).
 	// Tabs navigate only to its host and its consent host ("consent." and
 	// the host without "www."), and reach loopback, private or link-local
-	// addresses only when its host is one.
+	// addresses only when its host is one. Empty: each visit's own URL
+	// stands for it.
 	SearchURL string
 	// AllowHosts are the domains, with their subdomains, that a page may
 	// load subresources and frames from besides the search and consent
@@ -84,7 +85,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("browser: SettleQuiet must be positive, got %s", c.SettleQuiet)
 	case c.OverviewAppear < 0 || c.OverviewAppear > c.OverviewWait:
 		return fmt.Errorf("browser: OverviewAppear (%s) must be between 0 and OverviewWait (%s)", c.OverviewAppear, c.OverviewWait)
-	case !validSearchURL(c.SearchURL):
+	case c.SearchURL != "" && !validSearchURL(c.SearchURL):
 		return fmt.Errorf("browser: SearchURL must be an http(s) URL")
 	case c.OverviewWait <= c.SettleQuiet:
 		return fmt.Errorf("browser: OverviewWait (%s) must be longer than SettleQuiet (%s)", c.OverviewWait, c.SettleQuiet)

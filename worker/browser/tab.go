@@ -41,9 +41,9 @@ type tab struct {
 // attaches to it with WithTargetID. A window opened that way has a smaller
 // viewport than the --window-size one, so the viewport is set to
 // windowWidth x windowHeight. The browser context connects through proxy
-// (nil: directly), and the tab is contained (see contain) before anything
+// (nil: directly), and the tab is contained by pol (see contain) before anything
 // loads in it. It returns an error when the browser does not answer.
-func openTab(ctx context.Context, b *chromium, p *Pool, proxy *Proxy) (*tab, error) {
+func openTab(ctx context.Context, b *chromium, p *Pool, pol policy, proxy *Proxy) (*tab, error) {
 	exec := cdp.WithExecutor(ctx, chromedp.FromContext(b.ctx).Browser)
 	create := target.CreateBrowserContext().WithDisposeOnDetach(true)
 	if proxy != nil {
@@ -66,7 +66,7 @@ func openTab(ctx context.Context, b *chromium, p *Pool, proxy *Proxy) (*tab, err
 		t.close(nil)
 		return nil, fmt.Errorf("attach to target: %w", err)
 	}
-	if err := t.contain(p, proxy, targetID); err != nil {
+	if err := t.contain(p, pol, proxy, targetID); err != nil {
 		t.close(nil)
 		return nil, fmt.Errorf("contain the tab: %w", err)
 	}

@@ -143,7 +143,7 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 // the tab. It returns an error wrapping kisa.Unavailable and
 // errTabNotOpened when the tab cannot be opened.
 func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
-	t, err := openTab(ctx, v.b, v.p, v.req.Proxy)
+	t, err := openTab(ctx, v.b, v.p, v.p.policyFor(v.req.URL), v.req.Proxy)
 	if err != nil {
 		return VisitResult{}, fmt.Errorf("%w: %w: %w", kisa.Unavailable, errTabNotOpened, err)
 	}
