@@ -217,7 +217,8 @@ func (s *Service) wish(ctx context.Context, req Request, info *asynq.TaskInfo) {
 }
 
 // answer builds the response data: presigned screenshot and raw HTML URLs
-// (fresh for URLTTL, also from the cache) and the fields the request
+// (valid for at least URLTTL, also from the cache; one signature is
+// shared for a minute, see storage.SharedURL) and the fields the request
 // selected.
 func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
 	results := Trim(res.Overview, req.Fields)
@@ -228,7 +229,7 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 			if !ok {
 				return Answer{}, kisa.Fail(kisa.Internal, "", errors.New("result lacks screenshot "+name))
 			}
-			u, err := s.shots.URL(ctx, obj, URLTTL)
+			u, err := s.shots.SharedURL(ctx, obj, URLTTL)
 			if err != nil {
 				return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 			}
@@ -237,7 +238,7 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 		results["screenshots"] = urls
 	}
 	if req.RawHTML && req.Fields.RawHTML && res.RawHTML != "" {
-		u, err := s.shots.URL(ctx, res.RawHTML, URLTTL)
+		u, err := s.shots.SharedURL(ctx, res.RawHTML, URLTTL)
 		if err != nil {
 			return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 		}
