@@ -8,6 +8,7 @@ package overview
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math"
@@ -30,6 +31,7 @@ type Service struct {
 	timing    Timing
 	gate      *gate
 	log       *slog.Logger
+	rendered  *renderings
 }
 
 // Options are the dependencies of a Service. A nil Logger discards, a nil
@@ -56,14 +58,14 @@ func New(o Options) *Service {
 		o.Now = time.Now
 	}
 	return &Service{results: o.Results, client: o.Client, inspector: o.Inspector, shots: o.Screenshots,
-		timing: o.Timing, gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger}
+		timing: o.Timing, gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger, rendered: newRenderings(o.Now)}
 }
 
 // Answer is the response's `data` (spec 4.5).
 type Answer struct {
-	IsCached       bool           `json:"isCached"`
-	CacheExpiresIn *int           `json:"cacheExpiresIn"`
-	Results        map[string]any `json:"results"`
+	IsCached       bool            `json:"isCached"`
+	CacheExpiresIn *int            `json:"cacheExpiresIn"`
+	Results        json.RawMessage `json:"results"` // encoded, see Trim
 }
 
 // Run answers req from the cache, or from a (possibly shared) job. Its
@@ -103,19 +105,35 @@ func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 }
 
 // fromCache answers from the cache when caching is on and key is there.
+// A hit on the same cached bytes and selection as a recent one reuses
+// that answer's encoded results.
 func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answer, bool, error) {
 	if !req.CacheOn {
 		return Answer{}, false, nil
 	}
-	res, left, ok, err := s.results.Cached(ctx, key)
+	b, left, ok, err := s.results.CachedBytes(ctx, key)
 	if err != nil {
 		return Answer{}, false, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
 	}
-	if !ok || (req.RawHTML && res.RawHTML == "") { // a result stored before raw HTML was kept
+	if !ok {
 		return Answer{}, false, nil
 	}
 	secs := int(math.Ceil(left.Seconds()))
+	rk := renderKey(key, req)
+	if results, ok := s.rendered.get(rk, b); ok {
+		return Answer{IsCached: true, CacheExpiresIn: &secs, Results: results}, true, nil
+	}
+	var res kisa.Result
+	if err := storage.DecodeResult(b, &res); err != nil {
+		return Answer{}, false, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
+	}
+	if req.RawHTML && res.RawHTML == "" { // a result stored before raw HTML was kept
+		return Answer{}, false, nil
+	}
 	a, err := s.answer(ctx, req, res, true, &secs)
+	if err == nil {
+		s.rendered.put(rk, b, a.Results)
+	}
 	return a, true, err
 }
 
@@ -244,5 +262,9 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 		}
 		results["rawHtml"] = u
 	}
-	return Answer{IsCached: cached, CacheExpiresIn: left, Results: results}, nil
+	enc, err := encodeResults(results)
+	if err != nil {
+		return Answer{}, kisa.Fail(kisa.Internal, "", err)
+	}
+	return Answer{IsCached: cached, CacheExpiresIn: left, Results: enc}, nil
 }

@@ -228,10 +228,11 @@ func (s *Screenshots) URL(ctx context.Context, key string, ttl time.Duration) (s
 	return u.String(), nil
 }
 
-// SharedURL is URL for hot paths: it signs for ttl+URLReuse and hands the
-// same URL out again for URLReuse, so every URL it returns is still valid
-// for at least ttl (at most ttl+URLReuse) and a cache hit costs no HMAC
-// work. ttl+URLReuse must stay within 7 days. Errors are URL's.
+// SharedURL is URL for hot paths: it signs for ttl+2*URLReuse and hands
+// the same URL out again for URLReuse, so every URL it returns is still
+// valid for at least ttl+URLReuse (a caller may keep handing it out for
+// another URLReuse) and a cache hit costs no HMAC work. ttl+2*URLReuse
+// must stay within 7 days. Errors are URL's.
 func (s *Screenshots) SharedURL(ctx context.Context, key string, ttl time.Duration) (string, error) {
 	k, now := sharedKey{key: key, ttl: ttl}, s.now()
 	s.mu.Lock()
@@ -240,7 +241,7 @@ func (s *Screenshots) SharedURL(ctx context.Context, key string, ttl time.Durati
 	if ok && now.Sub(e.signed) < URLReuse {
 		return e.url, nil
 	}
-	u, err := s.URL(ctx, key, ttl+URLReuse)
+	u, err := s.URL(ctx, key, ttl+2*URLReuse)
 	if err != nil {
 		return "", err
 	}

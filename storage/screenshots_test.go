@@ -425,8 +425,8 @@ func TestScreenshotsPutGzipHTML(t *testing.T) {
 	}
 }
 
-// TestScreenshotsSharedURL checks that SharedURL signs for a minute more
-// than asked, hands the same URL out again, and that the URL works.
+// TestScreenshotsSharedURL checks that SharedURL signs for two minutes
+// more than asked, hands the same URL out again, and that the URL works.
 func TestScreenshotsSharedURL(t *testing.T) {
 	s, _, _ := newTestScreenshots(t, "")
 	body := putShot(t, s, "shared.png")
@@ -443,9 +443,9 @@ func TestScreenshotsSharedURL(t *testing.T) {
 	if err != nil {
 		t.Fatalf("SharedURL, another ttl: %v", err)
 	}
-	got := []bool{again == first, strings.Contains(first, "X-Amz-Expires=86460"), strings.Contains(other, "X-Amz-Expires=3660")}
+	got := []bool{again == first, strings.Contains(first, "X-Amz-Expires=86520"), strings.Contains(other, "X-Amz-Expires=3720")}
 	if diff := cmp.Diff([]bool{true, true, true}, got); diff != "" {
-		t.Errorf("same URL again, 24h+1m, 1h+1m (-want +got):\n%s\nfirst %s\nagain %s\nother %s", diff, first, again, other)
+		t.Errorf("same URL again, 24h+2m, 1h+2m (-want +got):\n%s\nfirst %s\nagain %s\nother %s", diff, first, again, other)
 	}
 	want := shotResponse{Status: http.StatusOK, ContentType: "image/png", Body: body}
 	if diff := cmp.Diff(want, fetchShot(t, first)); diff != "" {
