@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,10 @@ func (s *suite) figures() {
 func (s *suite) ab(figure string, a, b wrkTarget, minRatio float64) error {
 	var as, bs []wrkRun
 	var ratios []float64
-	for range s.n.Rounds {
+	for round := range s.n.Rounds {
+		if round == 0 && s.profile {
+			go s.cpuProfile(strings.Fields(figure)[0])
+		}
 		ra, err := s.wrk(a, s.n.WrkTime)
 		if err != nil {
 			return err
@@ -76,6 +80,24 @@ func summary(rs []wrkRun) (rps, p99ms float64, errs int) {
 		r, p, errs = append(r, x.RPS), append(p, x.P99ms), errs+x.Errors
 	}
 	return median(r), median(p), errs
+}
+
+// cpuProfile saves a CPU profile of kisa web, taken during a wrk run, as
+// <dir>/<name>.pprof (BENCH_PROFILE=1; read it with go tool pprof).
+func (s *suite) cpuProfile(name string) {
+	secs := max(1, int(s.n.WrkTime.Seconds())-1)
+	req, _ := http.NewRequestWithContext(s.ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", s.web, secs), nil)
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintln(s.log, "bench: profile:", err)
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if err := os.WriteFile(filepath.Join(s.dir, strings.Trim(name, ":")+".pprof"), b, 0o644); err != nil {
+		fmt.Fprintln(s.log, "bench: profile:", err)
+	}
 }
 
 func (s *suite) auth() []string { return []string{"Authorization: Bearer " + s.key} }

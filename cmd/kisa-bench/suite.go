@@ -50,6 +50,7 @@ type suite struct {
 	env     []string
 	n       counts
 	only    map[string]bool
+	profile bool // BENCH_PROFILE=1: CPU profiles of web under wrk
 	log     io.Writer
 	key     string // API key of the demo account
 	account string
@@ -102,7 +103,7 @@ func newSuite(ctx context.Context, bin string, getenv func(string) string, log i
 	}
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL="+redisURL, "KISA_LOG_LEVEL=warn")
 	s := &suite{ctx: ctx, bin: bin, dir: dir, env: env, n: countsFor(quick), log: log, token: randomHex(16),
-		res: newReport(stamp, quick)}
+		res: newReport(stamp, quick), profile: getenv("BENCH_PROFILE") == "1"}
 	if v := getenv("BENCH_ONLY"); v != "" {
 		s.only = map[string]bool{}
 		for _, f := range strings.Split(v, ",") {
@@ -175,7 +176,7 @@ func (s *suite) start() error {
 	}
 	web := []string{"KISA_HOST=127.0.0.1", "KISA_LIMIT_OTHER=1000000000", "KISA_LIMIT_AI=1000000000",
 		"KISA_LIMIT_CONCURRENT=100000", "KISA_ADMIN_TOKEN=" + s.token, "KISA_OVERVIEW_TIMEOUT=600s",
-		"KISA_JOB_TIMEOUT=120s"}
+		"KISA_JOB_TIMEOUT=120s", "KISA_QUEUE_MAX=100000"}
 	if s.web, err = s.startHTTP("kisa", web, "/readyz", "web"); err != nil {
 		return err
 	}
