@@ -39,6 +39,7 @@ func (s *suite) tabs() error {
 		}
 	}
 	perTab := (pts[3].PeakRSSMB - pts[0].PeakRSSMB) / 7
+	s.res.note("RSS is the sum over the worker and its Chromium processes (shared pages count once per process, so it overstates); memory per tab is (peak at 8 tabs - peak at 1 tab) / 7.")
 	four := pts[2].JobsPerS / pts[0].JobsPerS
 	s.res.add(row{Figure: fmt.Sprintf("throughput: %d distinct misses, fixture streaming 1 s, tabs: jobs/s, peak RSS", s.n.Queries),
 		Kisa: strings.Join(desc, "; "), Baseline: fmt.Sprintf("1 tab: %.2f/s", pts[0].JobsPerS),
