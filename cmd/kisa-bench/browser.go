@@ -69,6 +69,10 @@ func (s *suite) fresh(kisaMS float64) error {
 // profiles left behind once it stopped.
 func (s *suite) stability() error {
 	tmp := filepath.Join(s.dir, "tmp")
+	if s.worker != nil {
+		s.worker.stop()
+		s.worker = nil
+	}
 	before := profiles(tmp)
 	if err := s.startWorker(2); err != nil {
 		return err
@@ -84,7 +88,7 @@ func (s *suite) stability() error {
 	if err != nil {
 		return err
 	}
-	last, z := rssMB(pid), zombies(pid)
+	last, z := rssMB(pid), lastingZombies(pid)
 	s.worker.stop()
 	s.worker = nil
 	leaked := profiles(tmp) - before

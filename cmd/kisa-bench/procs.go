@@ -69,11 +69,26 @@ func rssMB(root int) float64 {
 	return float64(kb) / 1024
 }
 
-// zombies counts the defunct processes under root.
-func zombies(root int) int {
-	n := 0
+// zombies returns the defunct processes under root.
+func zombies(root int) map[int]bool {
+	z := map[int]bool{}
 	for _, p := range tree(root) {
 		if p.state == "Z" {
+			z[p.pid] = true
+		}
+	}
+	return z
+}
+
+// lastingZombies counts the defunct processes under root that are still
+// there two seconds later: a child that just exited is a zombie until its
+// parent reaps it, which is not a leak.
+func lastingZombies(root int) int {
+	first := zombies(root)
+	time.Sleep(2 * time.Second)
+	n := 0
+	for pid := range zombies(root) {
+		if first[pid] {
 			n++
 		}
 	}
