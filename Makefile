@@ -19,14 +19,15 @@ FUZZTIME_SHORT ?= 5s
 run-fuzz = for t in $(FUZZ_TARGETS); do \
 	$(GO) test -run '^$$' -fuzz "^$${t\#\#*:}\$$" -fuzztime $(1) "$${t%%:*}" || exit 1; done
 
-.PHONY: help build services run test fuzz soak bench memory lint clean
+.PHONY: help build services run test fuzz soak bench bench-go memory lint clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/kisa and bin/serpfixture (the offline search engine)
+build: ## build bin/kisa, bin/serpfixture (the offline search engine) and bin/kisa-bench
 	$(GO) build -o bin/kisa ./cmd/kisa
 	$(GO) build -o bin/serpfixture ./cmd/serpfixture
+	$(GO) build -o bin/kisa-bench ./cmd/kisa-bench
 
 services: ## find or start Postgres, Redis, MinIO, Chromium; write .data/services.env
 	@bash scripts/services.sh
@@ -43,7 +44,10 @@ fuzz: services ## run each fuzz target for FUZZTIME (default 2m); failures land 
 soak: services ## SIGKILL a worker mid-job 100 times (TestKillLoop; KISA_SOAK_KILLS to change)
 	$(WITH_ENV) KISA_SOAK_KILLS=$${KISA_SOAK_KILLS:-100} $(GO) test -count=1 -timeout 30m -run '^TestKillLoop$$' -v ./cmd/kisa
 
-bench: services ## run the benchmarks
+bench: services build ## side-by-side suite against baselines (BENCH_QUICK=1: small counts); writes bench/results/
+	@$(WITH_ENV) bin/kisa-bench
+
+bench-go: services ## the go test benchmarks (api, worker/browser)
 	$(WITH_ENV) $(GO) test -run '^$$' -bench . -benchmem ./...
 
 memory: services build ## measure a worker's memory (PSS, with Chromium) at 1, 2 and 4 tabs under load

@@ -91,7 +91,7 @@ func TestBackpressure(t *testing.T) {
 }
 
 // resultJSON is testResult as the API answers it.
-const resultJSON = `{"hasOverview":true,"text":"Frogs are green for camouflage.","citations":[],"paragraphs":[],"sources":[]}`
+const resultJSON = `{"hasOverview":true,"complete":false,"text":"Frogs are green for camouflage.","citations":[],"paragraphs":[],"sources":[]}`
 
 // testResult is a result without screenshots, as a worker stores it.
 func testResult() kisa.Result {

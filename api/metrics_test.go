@@ -137,3 +137,34 @@ func bearer(token string) func(*http.Request) {
 func basic(user, pass string) func(*http.Request) {
 	return func(r *http.Request) { r.SetBasicAuth(user, pass) }
 }
+
+// TestProfiler: /debug/pprof/ answers only with the admin token, and does
+// not exist without one.
+func TestProfiler(t *testing.T) {
+	withToken := newTestServer(t, 0, func(o *Options) { o.AdminToken = testAdminToken })
+	without := newTestServer(t, 0)
+	tests := []struct {
+		name     string
+		srv      *testServer
+		path     string
+		auth     func(*http.Request)
+		want     int
+		contains string
+	}{
+		{name: "index with the token", srv: withToken, path: "/debug/pprof/", auth: bearer(testAdminToken), want: 200, contains: "goroutine"},
+		{name: "heap with the token", srv: withToken, path: "/debug/pprof/heap?debug=1", auth: bearer(testAdminToken), want: 200, contains: "heap profile"},
+		{name: "no credential", srv: withToken, path: "/debug/pprof/", auth: func(*http.Request) {}, want: 401, contains: "admin token is required"},
+		{name: "API key is not the admin token", srv: withToken, path: "/debug/pprof/heap", auth: bearer("kisa_abc"), want: 401, contains: "admin token is required"},
+		{name: "no token configured", srv: without, path: "/debug/pprof/", auth: bearer(testAdminToken), want: 404, contains: "no such endpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := request(http.MethodGet, tt.path, "", "")
+			tt.auth(req)
+			res := do(t, tt.srv, req)
+			if res.Status != tt.want || !strings.Contains(res.Body, tt.contains) {
+				t.Errorf("GET %s: %d, want %d containing %q:\n%.300s", tt.path, res.Status, tt.want, tt.contains, res.Body)
+			}
+		})
+	}
+}

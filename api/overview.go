@@ -2,10 +2,13 @@ package api
 
 import (
 	"io"
+	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/overview"
 )
 
 // overview answers POST /v1/networks/browser/ai-overview: it decodes and
@@ -32,7 +35,25 @@ func (s *Server) overview(c *gin.Context) {
 		return
 	}
 	s.metrics.cache.WithLabelValues(map[bool]string{true: "hit", false: "miss"}[data.IsCached]).Inc()
-	writeData(c, data)
+	writeAnswer(c, data)
+}
+
+// writeAnswer writes an overview answer in the success envelope, like
+// writeData, but copies its already encoded results instead of having
+// encoding/json validate and compact them again.
+func writeAnswer(c *gin.Context, a overview.Answer) {
+	b := make([]byte, 0, len(a.Results)+96)
+	b = append(b, `{"status":true,"data":{"isCached":`...)
+	b = strconv.AppendBool(b, a.IsCached)
+	b = append(b, `,"cacheExpiresIn":`...)
+	if a.CacheExpiresIn == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*a.CacheExpiresIn), 10)
+	}
+	b = append(b, `,"results":`...)
+	b = append(b, a.Results...)
+	c.Data(http.StatusOK, "application/json; charset=utf-8", append(b, "}}"...))
 }
 
 // countries answers GET /v1/networks/browser/countries, for any key: the

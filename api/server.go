@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -117,8 +118,9 @@ func (s *Server) routes() *gin.Engine {
 	return r
 }
 
-// adminRoutes mounts /metrics and the queue dashboard behind the admin
-// token; with no token configured they do not exist (404).
+// adminRoutes mounts /metrics, the queue dashboard and the profiler
+// (/debug/pprof/) behind the admin token; with no token configured they
+// do not exist (404).
 func (s *Server) adminRoutes(r *gin.Engine) {
 	token := s.opts.AdminToken
 	if token == "" {
@@ -130,6 +132,20 @@ func (s *Server) adminRoutes(r *gin.Engine) {
 		r.Any(DashboardPath, h)
 		r.Any(DashboardPath+"/*path", h)
 	}
+	r.GET("/debug/pprof/*path", gin.WrapH(ops.AdminOnly(token, profiler())))
+}
+
+// profiler is net/http/pprof's handlers on a mux of their own (the
+// package's init registers them on http.DefaultServeMux, which kisa does
+// not serve).
+func profiler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 type requestIDKey struct{}

@@ -8,6 +8,7 @@ package overview
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math"
@@ -30,6 +31,7 @@ type Service struct {
 	timing    Timing
 	gate      *gate
 	log       *slog.Logger
+	rendered  *renderings
 }
 
 // Options are the dependencies of a Service. A nil Logger discards, a nil
@@ -56,14 +58,14 @@ func New(o Options) *Service {
 		o.Now = time.Now
 	}
 	return &Service{results: o.Results, client: o.Client, inspector: o.Inspector, shots: o.Screenshots,
-		timing: o.Timing, gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger}
+		timing: o.Timing, gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger, rendered: newRenderings(o.Now)}
 }
 
 // Answer is the response's `data` (spec 4.5).
 type Answer struct {
-	IsCached       bool           `json:"isCached"`
-	CacheExpiresIn *int           `json:"cacheExpiresIn"`
-	Results        map[string]any `json:"results"`
+	IsCached       bool            `json:"isCached"`
+	CacheExpiresIn *int            `json:"cacheExpiresIn"`
+	Results        json.RawMessage `json:"results"` // encoded, see Trim
 }
 
 // Run answers req from the cache, or from a (possibly shared) job. Its
@@ -103,19 +105,35 @@ func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 }
 
 // fromCache answers from the cache when caching is on and key is there.
+// A hit on the same cached bytes and selection as a recent one reuses
+// that answer's encoded results.
 func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answer, bool, error) {
 	if !req.CacheOn {
 		return Answer{}, false, nil
 	}
-	res, left, ok, err := s.results.Cached(ctx, key)
+	b, left, ok, err := s.results.CachedBytes(ctx, key)
 	if err != nil {
 		return Answer{}, false, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
 	}
-	if !ok || (req.RawHTML && res.RawHTML == "") { // a result stored before raw HTML was kept
+	if !ok {
 		return Answer{}, false, nil
 	}
 	secs := int(math.Ceil(left.Seconds()))
+	rk := renderKey(key, req)
+	if results, ok := s.rendered.get(rk, b); ok {
+		return Answer{IsCached: true, CacheExpiresIn: &secs, Results: results}, true, nil
+	}
+	var res kisa.Result
+	if err := storage.DecodeResult(b, &res); err != nil {
+		return Answer{}, false, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
+	}
+	if req.RawHTML && res.RawHTML == "" { // a result stored before raw HTML was kept
+		return Answer{}, false, nil
+	}
 	a, err := s.answer(ctx, req, res, true, &secs)
+	if err == nil {
+		s.rendered.put(rk, b, a.Results)
+	}
 	return a, true, err
 }
 
@@ -217,7 +235,8 @@ func (s *Service) wish(ctx context.Context, req Request, info *asynq.TaskInfo) {
 }
 
 // answer builds the response data: presigned screenshot and raw HTML URLs
-// (fresh for URLTTL, also from the cache) and the fields the request
+// (valid for at least URLTTL, also from the cache; one signature is
+// shared for a minute, see storage.SharedURL) and the fields the request
 // selected.
 func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
 	results := Trim(res.Overview, req.Fields)
@@ -228,7 +247,7 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 			if !ok {
 				return Answer{}, kisa.Fail(kisa.Internal, "", errors.New("result lacks screenshot "+name))
 			}
-			u, err := s.shots.URL(ctx, obj, URLTTL)
+			u, err := s.shots.SharedURL(ctx, obj, URLTTL)
 			if err != nil {
 				return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 			}
@@ -237,11 +256,15 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 		results["screenshots"] = urls
 	}
 	if req.RawHTML && req.Fields.RawHTML && res.RawHTML != "" {
-		u, err := s.shots.URL(ctx, res.RawHTML, URLTTL)
+		u, err := s.shots.SharedURL(ctx, res.RawHTML, URLTTL)
 		if err != nil {
 			return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 		}
 		results["rawHtml"] = u
 	}
-	return Answer{IsCached: cached, CacheExpiresIn: left, Results: results}, nil
+	enc, err := encodeResults(results)
+	if err != nil {
+		return Answer{}, kisa.Fail(kisa.Internal, "", err)
+	}
+	return Answer{IsCached: cached, CacheExpiresIn: left, Results: enc}, nil
 }

@@ -36,6 +36,7 @@ packages() {
 	command -v redis-server >/dev/null && command -v redis-cli >/dev/null || need+=(redis-server)
 	command -v chromium >/dev/null || need+=(chromium)
 	command -v curl >/dev/null || need+=(curl)
+	command -v wrk >/dev/null || need+=(wrk) # make bench's load generator
 	[ -e /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
 	mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u | sed '/^$/d')
 	if [ ${#need[@]} -eq 0 ]; then

@@ -59,21 +59,41 @@ return 1`)
 // Cached returns the cached result for key and how long it has left; ok
 // is false when there is none. Errors are Redis failures.
 func (r *Results) Cached(ctx context.Context, key string) (res kisa.Result, left time.Duration, ok bool, err error) {
+	b, left, ok, err := r.CachedBytes(ctx, key)
+	if !ok || err != nil {
+		return res, 0, false, err
+	}
+	if err := DecodeResult(b, &res); err != nil {
+		return res, 0, false, err
+	}
+	return res, left, true, nil
+}
+
+// CachedBytes is Cached without the decoding: the cached result as stored
+// (decode it with DecodeResult), in one round trip. Errors are Redis
+// failures.
+func (r *Results) CachedBytes(ctx context.Context, key string) (b []byte, left time.Duration, ok bool, err error) {
 	pipe := r.rdb.Pipeline()
 	get := pipe.Get(ctx, r.cacheKey(key))
 	ttl := pipe.PTTL(ctx, r.cacheKey(key))
 	if _, err := pipe.Exec(ctx); errors.Is(err, redis.Nil) {
-		return res, 0, false, nil
+		return nil, 0, false, nil
 	} else if err != nil {
-		return res, 0, false, fmt.Errorf("read cache: %w", err)
-	}
-	if err := json.Unmarshal([]byte(get.Val()), &res); err != nil {
-		return res, 0, false, fmt.Errorf("decode cached result: %w", err)
+		return nil, 0, false, fmt.Errorf("read cache: %w", err)
 	}
 	if ttl.Val() <= 0 {
-		return res, 0, false, nil
+		return nil, 0, false, nil
 	}
-	return res, ttl.Val(), true, nil
+	b, _ = get.Bytes()
+	return b, ttl.Val(), true, nil
+}
+
+// DecodeResult decodes a result as CachedBytes returns it.
+func DecodeResult(b []byte, res *kisa.Result) error {
+	if err := json.Unmarshal(b, res); err != nil {
+		return fmt.Errorf("decode cached result: %w", err)
+	}
+	return nil
 }
 
 // Store caches res under key for ttl, unless key is already cached for

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -60,6 +61,26 @@ type Screenshots struct {
 	signer *minio.Client // signs URLs for the PublicURL host; never dials
 	bucket string
 	region string
+	now    func() time.Time
+
+	mu     sync.Mutex
+	shared map[sharedKey]sharedURL // SharedURL's signatures
+}
+
+// URLReuse is how long SharedURL hands out the same signature again.
+const URLReuse = time.Minute
+
+// sharedMax bounds SharedURL's memory; past it, stale entries are dropped.
+const sharedMax = 20000
+
+type sharedKey struct {
+	key string
+	ttl time.Duration
+}
+
+type sharedURL struct {
+	url    string
+	signed time.Time
 }
 
 // NewScreenshots builds the store from cfg without contacting the server.
@@ -88,7 +109,8 @@ func NewScreenshots(cfg S3Config) (*Screenshots, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Screenshots{client: client, signer: signer, bucket: cfg.Bucket, region: cfg.Region}, nil
+	return &Screenshots{client: client, signer: signer, bucket: cfg.Bucket, region: cfg.Region,
+		now: time.Now, shared: map[sharedKey]sharedURL{}}, nil
 }
 
 // publicBase parses cfg.PublicURL, defaulting to the endpoint itself.
@@ -204,6 +226,38 @@ func (s *Screenshots) URL(ctx context.Context, key string, ttl time.Duration) (s
 		return "", fmt.Errorf("screenshots: presign %q: %w", key, err)
 	}
 	return u.String(), nil
+}
+
+// SharedURL is URL for hot paths: it signs for ttl+2*URLReuse and hands
+// the same URL out again for URLReuse, so every URL it returns is still
+// valid for at least ttl+URLReuse (a caller may keep handing it out for
+// another URLReuse) and a cache hit costs no HMAC work. ttl+2*URLReuse
+// must stay within 7 days. Errors are URL's.
+func (s *Screenshots) SharedURL(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	k, now := sharedKey{key: key, ttl: ttl}, s.now()
+	s.mu.Lock()
+	e, ok := s.shared[k]
+	s.mu.Unlock()
+	if ok && now.Sub(e.signed) < URLReuse {
+		return e.url, nil
+	}
+	u, err := s.URL(ctx, key, ttl+2*URLReuse)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.shared) >= sharedMax {
+		for k, e := range s.shared {
+			if now.Sub(e.signed) >= URLReuse {
+				delete(s.shared, k)
+			}
+		}
+	}
+	if len(s.shared) < sharedMax {
+		s.shared[k] = sharedURL{url: u, signed: now}
+	}
+	return u, nil
 }
 
 // Ping reports whether the server answers, accepts the credentials and

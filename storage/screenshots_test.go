@@ -424,3 +424,31 @@ func TestScreenshotsPutGzipHTML(t *testing.T) {
 		t.Errorf("body = %q, %v; want the page", body, err)
 	}
 }
+
+// TestScreenshotsSharedURL checks that SharedURL signs for two minutes
+// more than asked, hands the same URL out again, and that the URL works.
+func TestScreenshotsSharedURL(t *testing.T) {
+	s, _, _ := newTestScreenshots(t, "")
+	body := putShot(t, s, "shared.png")
+	ctx := context.Background()
+	first, err := s.SharedURL(ctx, "shared.png", 24*time.Hour)
+	if err != nil {
+		t.Fatalf("SharedURL: %v", err)
+	}
+	again, err := s.SharedURL(ctx, "shared.png", 24*time.Hour)
+	if err != nil {
+		t.Fatalf("SharedURL again: %v", err)
+	}
+	other, err := s.SharedURL(ctx, "shared.png", time.Hour)
+	if err != nil {
+		t.Fatalf("SharedURL, another ttl: %v", err)
+	}
+	got := []bool{again == first, strings.Contains(first, "X-Amz-Expires=86520"), strings.Contains(other, "X-Amz-Expires=3720")}
+	if diff := cmp.Diff([]bool{true, true, true}, got); diff != "" {
+		t.Errorf("same URL again, 24h+2m, 1h+2m (-want +got):\n%s\nfirst %s\nagain %s\nother %s", diff, first, again, other)
+	}
+	want := shotResponse{Status: http.StatusOK, ContentType: "image/png", Body: body}
+	if diff := cmp.Diff(want, fetchShot(t, first)); diff != "" {
+		t.Errorf("GET shared URL (-want +got):\n%s", diff)
+	}
+}

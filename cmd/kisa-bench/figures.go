@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// figures measures every figure the run selected; a figure that fails
+// becomes a row saying so, and the others still run.
+func (s *suite) figures() {
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{"reads", s.reads}, {"hits", s.hits}, {"miss", s.miss}, {"coalesce", s.coalesce},
+		{"tabs", s.tabs}, {"stability", s.stability},
+	}
+	for _, st := range steps {
+		if s.only != nil && !s.only[st.name] {
+			continue
+		}
+		fmt.Fprintf(s.log, "bench: %s (load %s)\n", st.name, loadAvg())
+		if err := st.fn(); err != nil {
+			s.res.add(row{Figure: st.name, Met: "error", Kisa: strings.ReplaceAll(err.Error(), "|", "/")})
+		}
+	}
+}
+
+// ab runs kisa (A) and its baseline (B) with wrk, alternating, and adds
+// the row: median throughput and p99 of each side, and the median of the
+// per-round throughput ratios.
+func (s *suite) ab(figure string, a, b wrkTarget, minRatio float64) error {
+	var as, bs []wrkRun
+	var ratios []float64
+	for round := range s.n.Rounds {
+		if round == 0 && s.profile {
+			go s.cpuProfile(strings.Fields(figure)[0])
+		}
+		ra, err := s.wrk(a, s.n.WrkTime)
+		if err != nil {
+			return err
+		}
+		rb, err := s.wrk(b, s.n.WrkTime)
+		if err != nil {
+			return err
+		}
+		as, bs = append(as, ra), append(bs, rb)
+		ratios = append(ratios, ra.RPS/rb.RPS)
+	}
+	rpsA, p99A, errA := summary(as)
+	rpsB, p99B, _ := summary(bs)
+	ratio, p99Ratio := median(ratios), p99A/p99B
+	s.res.add(row{Figure: figure,
+		Kisa:     fmt.Sprintf("%.0f req/s, p99 %.1f ms (%d errors)", rpsA, p99A, errA),
+		Baseline: fmt.Sprintf("%.0f req/s, p99 %.1f ms", rpsB, p99B),
+		Ratio:    fmt.Sprintf("%.2fx throughput, p99 %.2fx", ratio, p99Ratio),
+		Target:   fmt.Sprintf(">= %.1fx, p99 <= 1.5x", minRatio),
+		Met:      yes(ratio >= minRatio && p99Ratio <= 1.5 && errA == 0),
+		Raw:      map[string]any{"kisa": as, "baseline": bs, "ratios": ratios}})
+	return nil
+}
+
+// summary is the median throughput, the median p99 and the error total.
+func summary(rs []wrkRun) (rps, p99ms float64, errs int) {
+	var r, p []float64
+	for _, x := range rs {
+		r, p, errs = append(r, x.RPS), append(p, x.P99ms), errs+x.Errors
+	}
+	return median(r), median(p), errs
+}
+
+// cpuProfile saves a CPU profile of kisa web, taken during a wrk run, as
+// <dir>/<name>.pprof (BENCH_PROFILE=1; read it with go tool pprof).
+func (s *suite) cpuProfile(name string) {
+	secs := max(1, int(s.n.WrkTime.Seconds())-1)
+	req, _ := http.NewRequestWithContext(s.ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", s.web, secs), nil)
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintln(s.log, "bench: profile:", err)
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if err := os.WriteFile(filepath.Join(s.dir, strings.Trim(name, ":")+".pprof"), b, 0o644); err != nil {
+		fmt.Fprintln(s.log, "bench: profile:", err)
+	}
+}
+
+func (s *suite) auth() []string { return []string{"Authorization: Bearer " + s.key} }
+
+// reads: GET /v1/integrations/{id} against the bare handler's same query.
+func (s *suite) reads() error {
+	a := wrkTarget{URL: s.web + "/v1/integrations/" + s.integ, Headers: s.auth()}
+	b := wrkTarget{URL: s.bare + "/read?" + url.Values{"account": {s.account}, "id": {s.integ}}.Encode()}
+	return s.ab("reads: GET /v1/integrations/{id}, 64 connections", a, b, 0.8)
+}
+
+// hits: the overview of a cached query against one Redis GET.
+func (s *suite) hits() error {
+	if err := s.ensureWorker(2); err != nil {
+		return err
+	}
+	body := overviewBody("bench cached query "+s.res.Time, true)
+	if _, err := s.overview(body); err != nil {
+		return fmt.Errorf("fill the cache: %w", err)
+	}
+	key, err := s.cacheKey()
+	if err != nil {
+		return err
+	}
+	a := wrkTarget{URL: s.web + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body}
+	b := wrkTarget{URL: s.bare + "/cache?" + url.Values{"key": {key}}.Encode()}
+	return s.ab("cache hits: POST overview of a cached query, 64 connections", a, b, 0.6)
+}
+
+// cacheKey finds the one cached result's Redis key.
+func (s *suite) cacheKey() (string, error) {
+	opt, err := redis.ParseURL(envValue(s.env, "REDIS_URL"))
+	if err != nil {
+		return "", err
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	keys, err := rdb.Keys(s.ctx, "kisa:cache:*").Result()
+	if err != nil || len(keys) != 1 {
+		return "", fmt.Errorf("cached results in Redis: %v %v", keys, err)
+	}
+	return keys[0], nil
+}
+
+func envValue(env []string, name string) string {
+	v := ""
+	for _, e := range env {
+		if k, val, _ := strings.Cut(e, "="); k == name {
+			v = val
+		}
+	}
+	return v
+}
+
+// overviewBody is an overview request with screenshots and the cache on.
+func overviewBody(query string, screenshots bool) string {
+	b, _ := json.Marshal(map[string]any{"query": query, "countryCode": "us", "languageCode": "en",
+		"screenshots": screenshots, "cache": map[string]any{"enabled": true, "ttl": 3600}})
+	return string(b)
+}
+
+// overview POSTs body and returns how long the answer took; a status
+// other than 200 is an error.
+func (s *suite) overview(body string) (time.Duration, error) {
+	req, _ := http.NewRequestWithContext(s.ctx, http.MethodPost, s.web+"/v1/networks/browser/ai-overview",
+		strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	took := time.Since(start)
+	if resp.StatusCode != http.StatusOK {
+		return took, fmt.Errorf("overview: %s %s", resp.Status, b)
+	}
+	return took, nil
+}
+
+// ensureWorker starts a worker with tabs tabs unless one runs with them.
+func (s *suite) ensureWorker(tabs int) error {
+	if s.worker != nil && envValue(s.worker.cmd.Env, "KISA_BROWSER_CONCURRENCY") == fmt.Sprint(tabs) {
+		return nil
+	}
+	return s.startWorker(tabs)
+}
+
+// miss: one fresh overview end to end against the bare browser visit,
+// alternating, each on distinct queries.
+func (s *suite) miss() error {
+	if err := s.ensureWorker(2); err != nil {
+		return err
+	}
+	if _, err := s.overview(overviewBody("bench warm-up "+s.res.Time, true)); err != nil {
+		return err
+	}
+	var a, b []float64
+	for round := range s.n.Rounds {
+		for i := range s.n.Misses {
+			d, err := s.overview(overviewBody(fmt.Sprintf("bench miss %s %d %d", s.res.Time, round, i), true))
+			if err != nil {
+				return err
+			}
+			a = append(a, ms(d))
+		}
+		v, err := s.visits(false, s.n.Misses, fmt.Sprintf("bench-base-%s-%d", s.res.Time, round))
+		if err != nil {
+			return err
+		}
+		b = append(b, v...)
+	}
+	ma, mb := median(a), median(b)
+	s.res.add(row{Figure: "one miss: fresh overview, fixture streaming 1 s, 3 screenshots",
+		Kisa:     fmt.Sprintf("median %.0f ms, p99 %.0f ms", ma, p99(a)),
+		Baseline: fmt.Sprintf("median %.0f ms, p99 %.0f ms (chromedp, browser running)", mb, p99(b)),
+		Ratio:    fmt.Sprintf("%+.0f ms", ma-mb), Target: "<= baseline + 150 ms", Met: yes(ma <= mb+150),
+		Raw: map[string]any{"kisa_ms": a, "baseline_ms": b}})
+	return nil
+}
+
+// visits runs `kisa-bench visit` (the standalone browser baseline) and
+// returns its durations in ms.
+func (s *suite) visits(fresh bool, n int, tag string) ([]float64, error) {
+	args := []string{"visit", "--url", s.fixture + "/search", "--n", fmt.Sprint(n), "--tag", tag}
+	if fresh {
+		args = append(args, "--fresh")
+	}
+	c := exec.CommandContext(s.ctx, filepath.Join(s.bin, "kisa-bench"), args...)
+	c.Env = append(append([]string{}, s.env...), "TMPDIR="+filepath.Join(s.dir, "tmp"))
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		return nil, fmt.Errorf("kisa-bench visit: %w: %s", err, stderr.Bytes())
+	}
+	var v struct{ MS []float64 }
+	if err := json.Unmarshal(out, &v); err != nil {
+		return nil, fmt.Errorf("kisa-bench visit printed %q", out)
+	}
+	return v.MS, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// coalesce: identical concurrent misses must make one browser visit.
+func (s *suite) coalesce() error {
+	if err := s.ensureWorker(2); err != nil {
+		return err
+	}
+	query := "bench coalesce " + s.res.Time
+	body := overviewBody(query, true)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	failed := 0
+	for range s.n.Coalesce {
+		wg.Go(func() {
+			if _, err := s.overview(body); err != nil {
+				mu.Lock()
+				failed++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	s.res.note("Coalescing sends synchronous requests only: asynchronous jobs are not on this branch yet.")
+	n, err := s.fixtureVisits(query)
+	if err != nil {
+		return err
+	}
+	s.res.add(row{Figure: fmt.Sprintf("coalescing: %d identical concurrent misses (sync)", s.n.Coalesce),
+		Kisa: fmt.Sprintf("%d browser visit(s), %d failed requests", n, failed), Baseline: "-", Ratio: "-",
+		Target: "exactly one visit", Met: yes(n == 1 && failed == 0)})
+	return nil
+}
+
+// fixtureVisits asks the fixture how often query's page was served.
+func (s *suite) fixtureVisits(query string) (int, error) {
+	resp, err := http.Get(s.fixture + "/__visits?" + url.Values{"q": {query}}.Encode())
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var v struct{ Visits int }
+	return v.Visits, json.NewDecoder(resp.Body).Decode(&v)
+}
+
+// runJobs sends n distinct overview misses, at most par at once, and
+// calls each(i) after the i-th answer; it returns the wall time.
+func (s *suite) runJobs(tag string, n, par int, each func(done int)) (time.Duration, error) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	sem := make(chan struct{}, par)
+	var mu sync.Mutex
+	var first error
+	done := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			_, err := s.overview(overviewBody(fmt.Sprintf("%s %s %d", tag, s.res.Time, i), true))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+				cancel()
+			}
+			done++
+			if each != nil {
+				each(done)
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start), first
+}

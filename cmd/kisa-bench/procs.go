@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// procInfo is one process of /proc: parent, state and resident memory.
+type procInfo struct {
+	pid, ppid int
+	state     string
+	rssKB     int
+}
+
+// processes reads every process of /proc.
+func processes() map[int]procInfo {
+	out := map[int]procInfo{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		b, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		// The command name is in parentheses and may hold spaces.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) < 22 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pages, _ := strconv.Atoi(f[21])
+		out[pid] = procInfo{pid: pid, ppid: ppid, state: f[0], rssKB: pages * os.Getpagesize() / 1024}
+	}
+	return out
+}
+
+// tree is root and its descendants.
+func tree(root int) []procInfo {
+	all := processes()
+	kids := map[int][]int{}
+	for _, p := range all {
+		kids[p.ppid] = append(kids[p.ppid], p.pid)
+	}
+	var out []procInfo
+	todo := []int{root}
+	for len(todo) > 0 {
+		pid := todo[0]
+		todo = todo[1:]
+		if p, ok := all[pid]; ok {
+			out = append(out, p)
+		}
+		todo = append(todo, kids[pid]...)
+	}
+	return out
+}
+
+// rssMB is the resident memory of root and its descendants (Chromium's
+// helpers share pages, so the sum overstates what the machine spends).
+func rssMB(root int) float64 {
+	kb := 0
+	for _, p := range tree(root) {
+		kb += p.rssKB
+	}
+	return float64(kb) / 1024
+}
+
+// zombies returns the defunct processes under root.
+func zombies(root int) map[int]bool {
+	z := map[int]bool{}
+	for _, p := range tree(root) {
+		if p.state == "Z" {
+			z[p.pid] = true
+		}
+	}
+	return z
+}
+
+// lastingZombies counts the defunct processes under root that are still
+// there two seconds later: a child that just exited is a zombie until its
+// parent reaps it, which is not a leak.
+func lastingZombies(root int) int {
+	first := zombies(root)
+	time.Sleep(2 * time.Second)
+	n := 0
+	for pid := range zombies(root) {
+		if first[pid] {
+			n++
+		}
+	}
+	return n
+}
+
+// peakSampler samples a process tree's RSS every 250 ms until stopped.
+type peakSampler struct {
+	mu   sync.Mutex
+	peak float64
+	stop chan struct{}
+	done chan struct{}
+}
+
+func samplePeak(root int) *peakSampler {
+	p := &peakSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			v := rssMB(root)
+			p.mu.Lock()
+			p.peak = max(p.peak, v)
+			p.mu.Unlock()
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}()
+	return p
+}
+
+// end stops sampling and returns the peak in MB.
+func (p *peakSampler) end() float64 {
+	close(p.stop)
+	<-p.done
+	return p.peak
+}
+
+// profiles counts Chromium profile directories in dir.
+func profiles(dir string) int {
+	m, _ := filepath.Glob(filepath.Join(dir, "kisa-chromium-*"))
+	return len(m)
+}
+
+func mb(v float64) string { return fmt.Sprintf("%.0f MB", v) }

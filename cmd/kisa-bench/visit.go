@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/kisa-dev/kisa/worker/browser"
+)
+
+// runVisit is the browser baseline: the same navigate, wait, expand and
+// three screenshots as a kisa job, in a browser already running (or, with
+// --fresh, a browser launched for each visit, as simple scrapers do), but
+// without queue, Redis, uploads or HTTP. It prints the durations of n
+// visits of distinct queries as JSON {"ms":[...]} after one untimed
+// warm-up visit.
+func runVisit(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("visit", flag.ContinueOnError)
+	search := fs.String("url", "", "search URL (the fixture's /search)")
+	fresh := fs.Bool("fresh", false, "launch a fresh Chromium for each visit")
+	n := fs.Int("n", 3, "timed visits")
+	tag := fs.String("tag", "visit", "query prefix, so that queries are distinct across runs")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := browser.Config{ExecPath: getenv("KISA_CHROME_PATH"), Tabs: 1, JobTimeout: 90 * time.Second,
+		SettleQuiet: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second}
+	var pool *browser.Pool
+	if !*fresh {
+		p, err := startPool(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		pool = p
+		if _, err := p.Visit(ctx, visitRequest(*search, *tag+"-warm")); err != nil {
+			return fmt.Errorf("warm-up visit: %w", err)
+		}
+	}
+	var ms []float64
+	for i := range *n {
+		start := time.Now()
+		if err := visitOnce(ctx, pool, cfg, visitRequest(*search, fmt.Sprintf("%s-%d", *tag, i))); err != nil {
+			return err
+		}
+		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+	}
+	return json.NewEncoder(stdout).Encode(map[string]any{"ms": ms})
+}
+
+// visitOnce visits req in pool, or in a browser of its own when pool is nil.
+func visitOnce(ctx context.Context, pool *browser.Pool, cfg browser.Config, req browser.VisitRequest) error {
+	if pool == nil {
+		p, err := startPool(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		pool = p
+	}
+	res, err := pool.Visit(ctx, req)
+	if err == nil && len(res.Screenshots) != 3 {
+		err = fmt.Errorf("visit %s: %d screenshots, want 3", req.URL, len(res.Screenshots))
+	}
+	return err
+}
+
+func startPool(ctx context.Context, cfg browser.Config) (*browser.Pool, error) {
+	p, err := browser.NewPool(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Start(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func visitRequest(search, query string) browser.VisitRequest {
+	q := url.Values{"q": {query}, "gl": {"us"}, "hl": {"en"}}
+	return browser.VisitRequest{URL: search + "?" + q.Encode(), Screenshots: true, Language: "en"}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// wrkRun is what one wrk run measured.
+type wrkRun struct {
+	RPS    float64 `json:"rps"`
+	P99ms  float64 `json:"p99_ms"`
+	Errors int     `json:"errors"` // non-2xx answers and socket errors
+}
+
+// wrkTarget is one side of an A/B: a URL, its headers, and for a POST
+// its body.
+type wrkTarget struct {
+	URL     string
+	Headers []string
+	Body    string // non-empty: POST with this JSON body
+}
+
+// wrk runs Debian's wrk against t with 64 connections for d.
+func (s *suite) wrk(t wrkTarget, d time.Duration) (wrkRun, error) {
+	args := []string{"-t2", "-c64", "-d" + strconv.Itoa(int(d.Seconds())) + "s", "--latency"}
+	for _, h := range t.Headers {
+		args = append(args, "-H", h)
+	}
+	if t.Body != "" {
+		script := filepath.Join(s.dir, "post.lua")
+		lua := fmt.Sprintf("wrk.method = \"POST\"\nwrk.body = %q\nwrk.headers[\"Content-Type\"] = \"application/json\"\n", t.Body)
+		if err := os.WriteFile(script, []byte(lua), 0o644); err != nil {
+			return wrkRun{}, err
+		}
+		args = append(args, "-s", script)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, d+time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "wrk", append(args, t.URL)...).CombinedOutput()
+	if err != nil {
+		return wrkRun{}, fmt.Errorf("wrk (apt-get install wrk; make services does it): %w: %s", err, out)
+	}
+	return parseWrk(string(out))
+}
+
+var (
+	wrkRPS    = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkP99    = regexp.MustCompile(`\s99%\s+([0-9.]+)(us|ms|s)`)
+	wrkNon2xx = regexp.MustCompile(`Non-2xx or 3xx responses:\s+(\d+)`)
+	wrkSock   = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+)
+
+// parseWrk reads wrk's --latency report.
+func parseWrk(out string) (wrkRun, error) {
+	m := wrkRPS.FindStringSubmatch(out)
+	p := wrkP99.FindStringSubmatch(out)
+	if m == nil || p == nil {
+		return wrkRun{}, fmt.Errorf("unexpected wrk output: %s", out)
+	}
+	var r wrkRun
+	r.RPS, _ = strconv.ParseFloat(m[1], 64)
+	v, _ := strconv.ParseFloat(p[1], 64)
+	r.P99ms = v * map[string]float64{"us": 0.001, "ms": 1, "s": 1000}[p[2]]
+	if e := wrkNon2xx.FindStringSubmatch(out); e != nil {
+		n, _ := strconv.Atoi(e[1])
+		r.Errors += n
+	}
+	if e := wrkSock.FindStringSubmatch(out); e != nil {
+		for _, f := range e[1:] {
+			n, _ := strconv.Atoi(strings.TrimSpace(f))
+			r.Errors += n
+		}
+	}
+	return r, nil
+}
