@@ -76,12 +76,15 @@ func (g *gate) admit() error {
 	return nil
 }
 
-// max is the queue bound for slots live worker slots.
+// max is the queue bound for slots live worker slots. While no worker is
+// seen (within NoWorkerGrace) the automatic bound counts one slot, so that
+// requests sent before the first worker is up wait for it instead of
+// being refused as if the queue were full.
 func (g *gate) max(slots int) int {
 	if g.queueMax > 0 {
 		return g.queueMax
 	}
-	return TasksPerSlot * slots
+	return TasksPerSlot * max(slots, 1)
 }
 
 // load returns the queue and workers as read at most loadTTL ago.
