@@ -33,7 +33,7 @@ type Job struct {
 	Key            string          `db:"task_key"`
 	Request        json.RawMessage `db:"request"`
 	Status         string          `db:"status"`
-	Result         json.RawMessage `db:"result"` // a kisa.Result, when done
+	Result         []byte          `db:"result"` // a kisa.Result, when done
 	IsCached       bool            `db:"is_cached"`
 	CacheExpiresIn *int            `db:"cache_expires_in"`
 	Failure        *string         `db:"failure"`
