@@ -345,12 +345,16 @@ func AuxMux(js *overview.Jobs) *asynq.ServeMux {
 
 // NewScheduler returns the scheduler that enqueues the maintenance task
 // every jobs.MaintenanceEvery; each worker process runs one, and the
-// task's uniqueness keeps it to one run per period between them.
+// task's uniqueness keeps it to one run per period between them. It has
+// a connection of its own to rdb's server (asynq closes it on Shutdown).
 func NewScheduler(rdb *redis.Client, logger *slog.Logger) (*asynq.Scheduler, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := asynq.NewSchedulerFromRedisClient(rdb, &asynq.SchedulerOpts{Logger: slogAdapter{logger}, LogLevel: asynq.WarnLevel,
+	o := rdb.Options()
+	conn := asynq.RedisClientOpt{Network: o.Network, Addr: o.Addr, Username: o.Username, Password: o.Password,
+		DB: o.DB, TLSConfig: o.TLSConfig, PoolSize: 2}
+	s := asynq.NewScheduler(conn, &asynq.SchedulerOpts{Logger: slogAdapter{logger}, LogLevel: asynq.WarnLevel,
 		EnqueueErrorHandler: func(t *asynq.Task, _ []asynq.Option, err error) {
 			if !errors.Is(err, asynq.ErrDuplicateTask) {
 				logger.Warn("schedule maintenance", "error", err)
