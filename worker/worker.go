@@ -355,8 +355,8 @@ func NewScheduler(rdb *redis.Client, logger *slog.Logger) (*asynq.Scheduler, err
 	conn := asynq.RedisClientOpt{Network: o.Network, Addr: o.Addr, Username: o.Username, Password: o.Password,
 		DB: o.DB, TLSConfig: o.TLSConfig, PoolSize: 2}
 	s := asynq.NewScheduler(conn, &asynq.SchedulerOpts{Logger: slogAdapter{logger}, LogLevel: asynq.WarnLevel,
-		EnqueueErrorHandler: func(t *asynq.Task, _ []asynq.Option, err error) {
-			if !errors.Is(err, asynq.ErrDuplicateTask) {
+		PostEnqueueFunc: func(_ *asynq.TaskInfo, err error) {
+			if err != nil && !errors.Is(err, asynq.ErrDuplicateTask) {
 				logger.Warn("schedule maintenance", "error", err)
 			}
 		}})
