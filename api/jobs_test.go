@@ -31,7 +31,7 @@ type jobsServer struct {
 
 func newJobsServer(t *testing.T, guard webhook.Guard) *jobsServer {
 	t.Helper()
-	rdb := testenv.Redis(t, 14)
+	rdb := testenv.Redis(t)
 	shots, err := storage.NewScreenshots(testenv.S3(t))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestAsyncValidation(t *testing.T) {
 			body: `{"requests":[{"query":"ok"},{"query":" "},{"query":"x","countryCode":"xx","async":true},7],"webhook":{"url":"https://192.168.1.1/"},"extra":1}`,
 			wantErrors: map[string]string{"requests[1].query": "must not be empty", "requests[2].countryCode": "must be an ISO 3166-1 alpha-2 country code",
 				"requests[2].async": "unknown field; allowed: query, countryCode, languageCode, screenshots, fields, cache",
-				"requests[3]": "must be an object", "webhook.url": "must not point to a private address",
+				"requests[3]":       "must be an object", "webhook.url": "must not point to a private address",
 				"extra": "unknown field; allowed: requests, webhook"}},
 		{name: "batch without requests", path: overviewPath + "/batch", body: `{}`,
 			wantErrors: map[string]string{"requests": "is required"}},
@@ -243,4 +243,3 @@ func TestJobList(t *testing.T) {
 	checkJSON(t, get(t, srv, jobsPath+"?cursor=zz", key), http.StatusUnprocessableEntity,
 		`{"status":false,"error":"validation failed","errors":{"cursor":"is not a cursor of this list; use nextCursor as given"}}`)
 }
-

@@ -42,7 +42,7 @@ func TestCursor(t *testing.T) {
 func jobsUnderTest(t *testing.T, now *time.Time) (*Jobs, *storage.DB, *asynq.Inspector) {
 	t.Helper()
 	db := testenv.Postgres(t)
-	rdb := testenv.Redis(t, 10)
+	rdb := testenv.Redis(t)
 	svc := New(Options{Results: storage.NewResults(rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), Timing: Timing{Wait: time.Minute, Visit: 30 * time.Second, MaxRetry: 1}})
 	js := NewJobs(JobsOptions{Service: svc, DB: db, Retention: 168 * time.Hour, Now: func() time.Time { return *now },

@@ -22,13 +22,13 @@ import (
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 	"github.com/kisa-dev/kisa/webhook"
-	"github.com/kisa-dev/kisa/worker/serpfixture"
+	"github.com/kisa-dev/kisa/serpfixture"
 )
 
 // TestAsyncEndToEnd runs async jobs, batches and webhooks through real
 // web and worker processes, Chromium and the fixture search engine.
 func TestAsyncEndToEnd(t *testing.T) {
-	s := startStack(t, stackOptions{redisDB: 9, waitTimeout: "60s", env: []string{"KISA_WEBHOOK_ALLOW_PRIVATE=true"},
+	s := startStack(t, stackOptions{waitTimeout: "60s", env: []string{"KISA_WEBHOOK_ALLOW_PRIVATE=true"},
 		fixture: serpfixture.Options{OverviewDelay: 300 * time.Millisecond}})
 	db := testenv.Postgres(t)
 	account, key := newAccountKey(t, db)
@@ -137,14 +137,15 @@ func TestAsyncEndToEnd(t *testing.T) {
 	})
 
 	t.Run("a web process SIGKILLed after the 202 loses nothing", func(t *testing.T) {
-		port := freePort(t)
 		web := exec.Command(buildKisa(t), "web")
-		web.Env = append(append(os.Environ(), s.environ...), "PORT="+port)
+		web.Env = append(append(os.Environ(), s.environ...), "PORT=0")
+		logs := &testenv.Buffer{}
+		web.Stderr = logs
 		if err := web.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { web.Process.Kill(); web.Wait() })
-		base := "http://127.0.0.1:" + port
+		base := "http://" + listenAddr(t, logs)
 		waitHealthy(t, base)
 		status, _, raw := call(t, http.MethodPost, base+"/v1/networks/browser/ai-overview", key,
 			`{"query":"killed web process","languageCode":"en","screenshots":false,"async":true}`)
@@ -208,8 +209,7 @@ func newAccountKey(tb testing.TB, db *storage.DB) (uuid.UUID, string) {
 // until the test ends, and returns its base URL.
 func (s *stack) otherWeb(t *testing.T) string {
 	t.Helper()
-	port := freePort(t)
-	env := testenv.Environ(append(append([]string{}, s.environ...), "PORT="+port)...)
+	env := testenv.Environ(append(append([]string{}, s.environ...), "PORT=0")...)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	logs := &testenv.Buffer{}
@@ -220,7 +220,7 @@ func (s *stack) otherWeb(t *testing.T) string {
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	base := "http://127.0.0.1:" + port
+	base := "http://" + listenAddr(t, logs)
 	waitHealthy(t, base)
 	return base
 }
