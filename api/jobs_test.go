@@ -243,3 +243,38 @@ func TestJobList(t *testing.T) {
 	checkJSON(t, get(t, srv, jobsPath+"?cursor=zz", key), http.StatusUnprocessableEntity,
 		`{"status":false,"error":"validation failed","errors":{"cursor":"is not a cursor of this list; use nextCursor as given"}}`)
 }
+
+// TestJobScreenshotsExpire: a done job lists fresh screenshot URLs while
+// its objects outlive them, then says screenshotsExpired and lists none.
+func TestJobScreenshotsExpire(t *testing.T) {
+	srv := newJobsServer(t, webhook.Guard{})
+	_, key := newCaller(t, srv.db)
+	shots := map[string]string{kisa.ShotInitial: "a/initial.png", kisa.ShotAfterLoad: "a/afterLoad.png", kisa.ShotAfterExpand: "a/afterExpand.png"}
+	tests := []struct {
+		name        string
+		takenAgo    time.Duration
+		wantExpired bool
+	}{
+		{name: "taken an hour ago", takenAgo: time.Hour},
+		{name: "taken 25 hours ago", takenAgo: 25 * time.Hour, wantExpired: true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := fmt.Sprintf("shots %d", i)
+			job := decodeJob(t, do(t, srv, request(http.MethodPost, overviewPath, key, `{"query":"`+q+`","async":true,"cache":{"enabled":false}}`)))
+			r := overview.Request{Query: q, Country: "at", Language: "de", Screenshots: true}
+			res := &kisa.Result{Screenshots: shots, TakenAt: time.Now().Add(-tt.takenAgo)}
+			if err := srv.jobs.Finish(context.Background(), r.Key(), jobs.Outcome{Result: res}); err != nil {
+				t.Fatal(err)
+			}
+			got := decodeJob(t, get(t, srv, jobsPath+"/"+job.ID, key))
+			urls, listed := got.Result.Results["screenshots"].(map[string]any)
+			if got.ScreenshotsExpired != tt.wantExpired || listed == tt.wantExpired {
+				t.Fatalf("screenshotsExpired %v, screenshots %v; want expired %v", got.ScreenshotsExpired, got.Result.Results["screenshots"], tt.wantExpired)
+			}
+			if listed && (len(urls) != 3 || !strings.Contains(urls["initial"].(string), "X-Amz-Expires=86400")) {
+				t.Errorf("screenshots = %v, want three URLs valid 24 h", urls)
+			}
+		})
+	}
+}
