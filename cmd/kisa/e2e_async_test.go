@@ -19,10 +19,10 @@ import (
 
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 	"github.com/kisa-dev/kisa/webhook"
-	"github.com/kisa-dev/kisa/serpfixture"
 )
 
 // TestAsyncEndToEnd runs async jobs, batches and webhooks through real
