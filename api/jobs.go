@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 // Paths of the async overview resources.
 const (
 	jobsPath    = overviewPath + "/jobs"
+	batchPath   = overviewPath + "/batch"
 	batchesPath = overviewPath + "/batches"
 )
 
@@ -122,7 +124,9 @@ func parseListQuery(c *gin.Context) (overview.ListQuery, error) {
 	return q, nil
 }
 
-// submitBatch answers POST .../batch: 202, Location and the batch.
+// submitBatch answers POST .../batch: 202, Location and the batch. It
+// spends one AI request per item; nothing is stored when the budget is
+// short.
 func (s *Server) submitBatch(c *gin.Context) {
 	body, err := io.ReadAll(c.Request.Body)
 	if err != nil {
@@ -134,8 +138,13 @@ func (s *Server) submitBatch(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
+	if limit := s.aiLimit(c); limit > 0 && len(b.Requests) > limit {
+		s.writeError(c, &Error{Code: CodeValidation, Message: "validation failed", Fields: map[string]string{
+			"requests": fmt.Sprintf("must hold at most %d requests: a batch spends one AI request per item, and this API key may make %d a minute", limit, limit)}})
+		return
+	}
 	js, ok := s.jobs(c)
-	if !ok {
+	if !ok || !s.spendAI(c, len(b.Requests)-1) {
 		return
 	}
 	subs := make([]overview.Submission, len(b.Requests))

@@ -29,7 +29,7 @@ type jobsServer struct {
 	queue *asynq.Inspector
 }
 
-func newJobsServer(t *testing.T, guard webhook.Guard) *jobsServer {
+func newJobsServer(t *testing.T, guard webhook.Guard, tweaks ...func(*Options)) *jobsServer {
 	t.Helper()
 	rdb := testenv.Redis(t)
 	shots, err := storage.NewScreenshots(testenv.S3(t))
@@ -43,6 +43,9 @@ func newJobsServer(t *testing.T, guard webhook.Guard) *jobsServer {
 			Timing: overview.Timing{Wait: time.Minute, Visit: time.Minute, MaxRetry: 1}})
 		js.jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Describe: FailureMessage, Retention: time.Hour})
 		o.Overviews, o.Jobs, o.Webhooks = svc, js.jobs, guard
+		for _, tweak := range tweaks {
+			tweak(o)
+		}
 	})
 	return js
 }
@@ -276,5 +279,29 @@ func TestJobScreenshotsExpire(t *testing.T) {
 				t.Errorf("screenshots = %v, want three URLs valid 24 h", urls)
 			}
 		})
+	}
+}
+
+// TestBatchSpendsTheAIBudget: a batch of n spends n AI requests; one the
+// budget cannot hold is refused whole, nothing stored.
+func TestBatchSpendsTheAIBudget(t *testing.T) {
+	limits := testenv.Redis(t)
+	srv := newJobsServer(t, webhook.Guard{}, func(o *Options) { o.Limits = Limits{Redis: limits, AI: 5, Hold: time.Minute} })
+	acc, key := newCaller(t, srv.db)
+	batch := func(n int) response {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = fmt.Sprintf(`{"query":"budget %d"}`, i)
+		}
+		return do(t, srv, request(http.MethodPost, batchPath, key, `{"requests":[`+strings.Join(items, ",")+`]}`))
+	}
+	checkJSON(t, batch(6), http.StatusUnprocessableEntity, `{"status":false,"error":"validation failed","errors":{"requests":"must hold at most 5 requests: a batch spends one AI request per item, and this API key may make 5 a minute"}}`)
+	if res := batch(3); res.Status != http.StatusAccepted {
+		t.Fatalf("batch of 3: %d %s", res.Status, res.Body)
+	}
+	res := batch(3)
+	checkLimited(t, res, "rate limit exceeded: this API key may make 5 AI requests a minute and this batch needs 3")
+	if list, _ := srv.db.ListJobs(context.Background(), acc, "", nil, 10); len(list) != 3 {
+		t.Errorf("%d jobs stored, want the first batch's 3", len(list))
 	}
 }

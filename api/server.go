@@ -116,7 +116,7 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), run, s.limitConcurrent, s.overview)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1"), run, s.listJobs)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1")+"/:id", run, s.getJob)
-	v1.POST(strings.TrimPrefix(overviewPath, "/v1")+"/batch", run, s.submitBatch)
+	v1.POST(strings.TrimPrefix(batchPath, "/v1"), run, s.submitBatch)
 	v1.GET(strings.TrimPrefix(batchesPath, "/v1")+"/:id", run, s.getBatch)
 	return r
 }

@@ -28,7 +28,7 @@ import (
 // TestAsyncEndToEnd runs async jobs, batches and webhooks through real
 // web and worker processes, Chromium and the fixture search engine.
 func TestAsyncEndToEnd(t *testing.T) {
-	s := startStack(t, stackOptions{waitTimeout: "60s", env: []string{"KISA_WEBHOOK_ALLOW_PRIVATE=true"},
+	s := startStack(t, stackOptions{waitTimeout: "60s", env: []string{"KISA_WEBHOOK_ALLOW_PRIVATE=true", "KISA_LIMIT_OTHER=0"},
 		fixture: serpfixture.Options{OverviewDelay: 300 * time.Millisecond}})
 	db := testenv.Postgres(t)
 	account, key := newAccountKey(t, db)
@@ -145,7 +145,7 @@ func TestAsyncEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { web.Process.Kill(); web.Wait() })
-		base := "http://" + listenAddr(t, logs)
+		base := "http://" + listenAddr(t, logs, "web listening")
 		waitHealthy(t, base)
 		status, _, raw := call(t, http.MethodPost, base+"/v1/networks/browser/ai-overview", key,
 			`{"query":"killed web process","languageCode":"en","screenshots":false,"async":true}`)
@@ -220,7 +220,7 @@ func (s *stack) otherWeb(t *testing.T) string {
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	base := "http://" + listenAddr(t, logs)
+	base := "http://" + listenAddr(t, logs, "web listening")
 	waitHealthy(t, base)
 	return base
 }
