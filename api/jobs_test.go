@@ -95,7 +95,7 @@ func TestAsyncValidation(t *testing.T) {
 		{name: "bad items keyed by index", path: overviewPath + "/batch",
 			body: `{"requests":[{"query":"ok"},{"query":" "},{"query":"x","countryCode":"xx","async":true},7],"webhook":{"url":"https://192.168.1.1/"},"extra":1}`,
 			wantErrors: map[string]string{"requests[1].query": "must not be empty", "requests[2].countryCode": "must be an ISO 3166-1 alpha-2 country code",
-				"requests[2].async": "unknown field; allowed: query, countryCode, languageCode, screenshots, fields, cache",
+				"requests[2].async": "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache",
 				"requests[3]":       "must be an object", "webhook.url": "must not point to a private address",
 				"extra": "unknown field; allowed: requests, webhook"}},
 		{name: "batch without requests", path: overviewPath + "/batch", body: `{}`,
@@ -144,8 +144,8 @@ func TestAsyncJobLifecycle(t *testing.T) {
 	if loc := res.Header.Get("Location"); loc != "/v1/networks/browser/ai-overview/jobs/"+job.ID {
 		t.Errorf("Location = %q", loc)
 	}
-	wantRequest := `{"query":"Async Coffee","countryCode":"us","languageCode":"en","screenshots":false,
-		"fields":{"sources":["url"],"paragraphs":{"text":true}},"cache":{"enabled":true,"ttl":120}}`
+	wantRequest := `{"query":"Async Coffee","countryCode":"us","languageCode":"en","screenshots":false,"rawHtml":false,
+		"fields":{"sources":["url"],"paragraphs":{"text":true},"rawHtml":true},"cache":{"enabled":true,"ttl":120}}`
 	if diff := testenv.JSONDiff(t, wantRequest, testenv.MustJSON(t, job.Request)); diff != "" || job.Status != "queued" || job.Result != nil {
 		t.Errorf("job = %+v; request diff:\n%s", job, diff)
 	}
@@ -160,13 +160,13 @@ func TestAsyncJobLifecycle(t *testing.T) {
 	checkJSON(t, get(t, srv, jobsPath+"/not-an-id", key), http.StatusNotFound, notFound)
 
 	r := overview.Request{Query: "Async Coffee", Country: "us", Language: "en"}
-	result := &kisa.Result{Overview: kisa.Overview{HasOverview: true, Text: "Coffee.",
+	result := &kisa.Result{Overview: kisa.Overview{HasOverview: true, Complete: true, Text: "Coffee.",
 		Sources: []kisa.Source{{URL: "https://a.example/", Title: "A", Source: "a", Icon: "i"}}}, TakenAt: time.Now()}
 	if err := srv.jobs.Finish(context.Background(), r.Key(), jobs.Outcome{Result: result}); err != nil {
 		t.Fatal(err)
 	}
 	got := decodeJob(t, get(t, srv, path, key))
-	wantResult := `{"isCached":false,"cacheExpiresIn":null,"results":{"hasOverview":true,"text":"Coffee.","citations":[],"paragraphs":[],"sources":[{"url":"https://a.example/"}]}}`
+	wantResult := `{"isCached":false,"cacheExpiresIn":null,"results":{"hasOverview":true,"complete":true,"text":"Coffee.","citations":[],"paragraphs":[],"sources":[{"url":"https://a.example/"}]}}`
 	if diff := testenv.JSONDiff(t, wantResult, testenv.MustJSON(t, got.Result)); diff != "" || got.Status != "done" || got.FinishedAt == nil || got.StartedAt == nil {
 		t.Errorf("done job = %+v; result diff:\n%s", got, diff)
 	}
