@@ -372,16 +372,17 @@ func (j *Jobs) view(ctx context.Context, r storage.Job) (Job, error) {
 	return v, nil
 }
 
-// withResult adds a done job's result, its screenshots presigned now, or
-// marked expired past ScreenshotLife.
+// withResult adds a done job's result, its screenshots (and raw HTML)
+// presigned now, or marked expired past ScreenshotLife: the objects live
+// as long as each other.
 func (j *Jobs) withResult(ctx context.Context, v Job, r storage.Job) (Job, error) {
 	var res kisa.Result
 	if err := json.Unmarshal(r.Result, &res); err != nil {
 		return Job{}, kisa.Fail(kisa.Internal, "", fmt.Errorf("job %s result: %w", r.ID, err))
 	}
 	req := v.Request.Request()
-	if req.Screenshots && j.now().Sub(res.TakenAt) >= ScreenshotLife {
-		req.Screenshots, v.ScreenshotsExpired = false, true
+	if (req.Screenshots || req.RawHTML) && j.now().Sub(res.TakenAt) >= ScreenshotLife {
+		req.Screenshots, req.RawHTML, v.ScreenshotsExpired = false, false, true
 	}
 	a, err := j.svc.answer(ctx, req, res, r.IsCached, r.CacheExpiresIn)
 	if err != nil {

@@ -86,8 +86,8 @@ type Job struct {
 	FinishedAt *string     `json:"finishedAt"`
 	// Result is exactly the `data` of the synchronous call, when done.
 	Result *Answer `json:"result,omitempty"`
-	// ScreenshotsExpired is true once the result's screenshots are past
-	// ScreenshotLife: Result then has no `screenshots`.
+	// ScreenshotsExpired is true once the result's objects are past
+	// ScreenshotLife: Result then has no `screenshots` and no `rawHtml`.
 	ScreenshotsExpired bool `json:"screenshotsExpired,omitempty"`
 	// Error is the synchronous call's message, when failed; Retryable
 	// says whether submitting again may succeed.
