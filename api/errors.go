@@ -196,3 +196,15 @@ func incidentPhrase() string {
 	return fmt.Sprintf("%s-%s-%04d", incidentAdjectives[pick(len(incidentAdjectives))],
 		incidentNouns[pick(len(incidentNouns))], pick(10000))
 }
+
+// FailureMessage is what a job that failed with f in part tells its
+// client, from the same table as the synchronous call's answer
+// (failureError), and whether submitting it again may succeed (the
+// answer would carry a Retry-After). Anything the table does not name
+// is "internal error", not retryable.
+func FailureMessage(f kisa.Failure, part kisa.Part) (message string, retryable bool) {
+	if e := failureError(f, part); e != nil {
+		return e.Message, e.RetryAfter > 0
+	}
+	return "internal error", false
+}

@@ -1,11 +1,14 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/kisa-dev/kisa/overview"
 )
 
 // scoped is one account-scoped endpoint. A list (path without %s) must
@@ -25,11 +28,14 @@ var scopedEndpoints = []scoped{
 	{name: "integrations list", method: http.MethodGet, path: "/v1/integrations"},
 	{name: "integration get", method: http.MethodGet, path: "/v1/integrations/%s", own: func(s seeded) string { return s.integrations[0].ID.String() }},
 	{name: "secret get", method: http.MethodGet, path: "/v1/secrets/%s", own: func(s seeded) string { return s.secret.ID.String() }},
+	{name: "overview jobs list", method: http.MethodGet, path: "/v1/networks/browser/ai-overview/jobs"},
+	{name: "overview job get", method: http.MethodGet, path: "/v1/networks/browser/ai-overview/jobs/%s", own: func(s seeded) string { return s.job.ID.String() }},
+	{name: "overview batch get", method: http.MethodGet, path: "/v1/networks/browser/ai-overview/batches/%s", own: func(s seeded) string { return s.batch.String() }},
 }
 
 // objectIDs are the ids of everything seed stored for an account.
 func objectIDs(s seeded) []string {
-	ids := []string{s.account.String(), s.secret.ID.String()}
+	ids := []string{s.account.String(), s.secret.ID.String(), s.job.ID.String(), s.batch.String()}
 	for _, c := range s.clusters {
 		ids = append(ids, c.ID.String())
 	}
@@ -41,7 +47,9 @@ func objectIDs(s seeded) []string {
 
 // objectNames are the names seed gave an account's objects.
 func objectNames(s seeded) []string {
-	names := []string{s.secret.Name}
+	var job overview.RequestView
+	json.Unmarshal(s.job.Request, &job)
+	names := []string{s.secret.Name, job.Query}
 	for _, c := range s.clusters {
 		names = append(names, c.Name)
 	}
@@ -51,7 +59,10 @@ func objectNames(s seeded) []string {
 // TestTenantIsolation: with accounts A and B, B never sees A's objects
 // and cannot tell A's id from one that does not exist.
 func TestTenantIsolation(t *testing.T) {
-	ts := newTestServer(t, 0)
+	ts := newTestServer(t, 0, func(o *Options) {
+		// Queued jobs need neither Redis nor the bucket to be read.
+		o.Jobs = overview.NewJobs(overview.JobsOptions{DB: o.DB, Describe: FailureMessage})
+	})
 	a, b := seed(t, ts, "A"), seed(t, ts, "B")
 	call := func(t *testing.T, e scoped, key, id string) response {
 		t.Helper()

@@ -96,7 +96,8 @@ func (l *limiter) failed(ctx context.Context, budget string, err error) {
 }
 
 // limitRate spends one request of the caller's budget: the AI budget on
-// the overview route, the other one elsewhere. It sets the RateLimit-*
+// the overview and batch routes (a batch spends the rest in spendAI),
+// the other one elsewhere. It sets the RateLimit-*
 // headers, and answers 429 with Retry-After when the budget is spent. It
 // runs after authenticate, so refused credentials spend nothing.
 func (s *Server) limitRate(c *gin.Context) {
@@ -105,7 +106,7 @@ func (s *Server) limitRate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	budget, limit := l.budget(mustPrincipal(c), c.FullPath() == overviewPath)
+	budget, limit := l.budget(mustPrincipal(c), c.FullPath() == overviewPath || c.FullPath() == batchPath)
 	if limit <= 0 {
 		c.Next()
 		return
@@ -197,4 +198,44 @@ func (l *limiter) release(ctx context.Context, set, slot string) {
 	if err := l.cfg.Redis.ZRem(ctx, set, slot).Err(); err != nil {
 		l.log.WarnContext(ctx, "free concurrency slot (it expires by itself)", "error", err)
 	}
+}
+
+// aiLimit is the caller's AI budget per minute; 0 when unlimited.
+func (s *Server) aiLimit(c *gin.Context) int {
+	if s.limiter == nil {
+		return 0
+	}
+	_, limit := s.limiter.budget(mustPrincipal(c), true)
+	return max(0, limit)
+}
+
+// spendAI spends n more of the caller's AI budget, beyond the one its
+// request spent in limitRate (a batch of n+1 jobs spends n+1 in all). It
+// answers 429 with Retry-After and returns false when the budget cannot
+// cover them now; like limitRate it lets the request pass when Redis
+// does not answer.
+func (s *Server) spendAI(c *gin.Context, n int) bool {
+	l := s.limiter
+	limit := s.aiLimit(c)
+	if l == nil || n <= 0 || limit <= 0 || l.down() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), time.Second)
+	res, err := l.gcra.AllowN(ctx, "kisa:"+budgetAI+":"+mustPrincipal(c).KeyID.String(), redis_rate.PerMinute(limit), n)
+	cancel()
+	if err != nil {
+		l.failed(c.Request.Context(), budgetAI, err)
+		return true
+	}
+	setRateHeaders(c, limit, res)
+	if res.Allowed >= n {
+		l.metrics.limiter.WithLabelValues(budgetAI, "allowed").Inc()
+		return true
+	}
+	l.metrics.limiter.WithLabelValues(budgetAI, "limited").Inc()
+	wait := ceilSeconds(res.RetryAfter)
+	s.writeError(c, &Error{Code: CodeRateLimited, RetryAfter: wait, Message: fmt.Sprintf(
+		"rate limit exceeded: this API key may make %d AI requests a minute and this batch needs %d; retry in %d %s",
+		limit, n+1, wait, plural(wait, "second", "seconds"))})
+	return false
 }

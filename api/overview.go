@@ -13,18 +13,23 @@ import (
 
 // overview answers POST /v1/networks/browser/ai-overview: it decodes and
 // validates the body, runs it through the overview service and encodes
-// the answer. Failures are told through the table in errors.go.
+// the answer; with "async": true it submits a job instead (jobs.go). Failures are told through the table in errors.go.
 func (s *Server) overview(c *gin.Context) {
 	body, err := io.ReadAll(c.Request.Body)
 	if err != nil {
 		s.writeError(c, readError(err))
 		return
 	}
-	req, err := parseOverviewRequest(body, s.opts.Countries)
+	b, err := parseOverviewBody(body, s.opts.Countries, s.checkWebhook(c.Request.Context()))
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
+	if b.Async {
+		s.submitJob(c, b)
+		return
+	}
+	req := b.Request
 	if s.opts.Overviews == nil {
 		s.writeError(c, kisa.Fail(kisa.Unavailable, kisa.PartService, nil))
 		return

@@ -40,16 +40,71 @@ func (v validation) add(path, format string, args ...any) {
 	}
 }
 
-// parseOverviewRequest decodes and validates body. A body that is not one
-// strict JSON object (decodeJSONObject) is a 400; every other problem is
-// a 422 naming all fields, among them a country that served does not
-// serve.
+// overviewBody is a parsed POST body of the overview endpoint: the
+// request, whether it is to run as a job, and the job's webhook URL.
+type overviewBody struct {
+	Request overview.Request
+	Async   bool
+	Webhook string
+}
+
+// allowedTopLevel lists the fields of an overview body.
+const allowedTopLevel = "query, countryCode, languageCode, screenshots, rawHtml, fields, cache, async, webhook"
+
+// allowedItem lists the fields of one request of a batch.
+const allowedItem = "query, countryCode, languageCode, screenshots, rawHtml, fields, cache"
+
+// parseOverviewRequest decodes and validates a synchronous body. A body
+// that is not one strict JSON object (decodeJSONObject) is a 400; every
+// other problem is a 422 naming all fields.
 func parseOverviewRequest(body []byte, served exits.Set) (overview.Request, error) {
+	b, err := parseOverviewBody(body, served, nil)
+	return b.Request, err
+}
+
+// parseOverviewBody decodes and validates body, with `async` and
+// `webhook`; served are the countries this deployment serves; checkURL
+// (nil: no check) vets a webhook URL. Every problem is reported at once,
+// in one 422.
+func parseOverviewBody(body []byte, served exits.Set, checkURL func(string) error) (overviewBody, error) {
 	top, err := decodeJSONObject(body)
 	if err != nil {
-		return overview.Request{}, err
+		return overviewBody{}, err
 	}
 	v := validation{}
+	var out overviewBody
+	webhookRaw, hasWebhook := top["webhook"]
+	out.Request = parseRequestObject(v, top, allowedTopLevel, served, func(name string, raw json.RawMessage) bool {
+		switch name {
+		case "async":
+			decodeAs(v, name, raw, &out.Async, "a boolean")
+		case "webhook":
+		default:
+			return false
+		}
+		return true
+	})
+	if hasWebhook {
+		out.Webhook = parseWebhook(v, "webhook", webhookRaw, checkURL)
+		if !out.Async {
+			v.add("webhook", `needs "async": true`)
+		}
+	}
+	if len(v) > 0 {
+		return overviewBody{}, v.err()
+	}
+	return out, nil
+}
+
+// err is the 422 of every problem found.
+func (v validation) err() error {
+	return &Error{Code: CodeValidation, Message: "validation failed", Fields: v}
+}
+
+// parseRequestObject reads the fields of one overview request from top;
+// a country that served does not serve is a problem of countryCode; extra
+// handles the names it does not know (false: unknown field).
+func parseRequestObject(v validation, top map[string]json.RawMessage, allowed string, served exits.Set, extra func(string, json.RawMessage) bool) overview.Request {
 	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
 		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: overview.Fields{ParagraphText: true, RawHTML: true}}
 	for name, raw := range top {
@@ -69,7 +124,9 @@ func parseOverviewRequest(body []byte, served exits.Set) (overview.Request, erro
 		case "cache":
 			parseCache(v, raw, &req)
 		default:
-			v.add(name, "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache")
+			if extra == nil || !extra(name, raw) {
+				v.add(name, "unknown field; allowed: %s", allowed)
+			}
 		}
 	}
 	if _, ok := top["query"]; !ok {
@@ -78,10 +135,96 @@ func parseOverviewRequest(body []byte, served exits.Set) (overview.Request, erro
 	if validCountry(req.Country) && !served.Serves(req.Country) {
 		v.add("countryCode", "this deployment does not serve country %s (see GET /v1/networks/browser/countries)", req.Country)
 	}
-	if len(v) > 0 {
-		return overview.Request{}, &Error{Code: CodeValidation, Message: "validation failed", Fields: v}
+	return req
+}
+
+// parseWebhook reads {"url": "..."} at path; checkURL vets the URL.
+func parseWebhook(v validation, path string, raw json.RawMessage, checkURL func(string) error) string {
+	var obj map[string]json.RawMessage
+	if !decodeAs(v, path, raw, &obj, "an object") {
+		return ""
 	}
-	return req, nil
+	var u string
+	for k, r := range obj {
+		if k != "url" {
+			v.add(path+"."+k, "unknown field; allowed: url")
+			continue
+		}
+		if !decodeAs(v, path+".url", r, &u, "a string") {
+			continue
+		}
+		if checkURL != nil {
+			if err := checkURL(u); err != nil {
+				v.add(path+".url", "%s", err.Error())
+			}
+		}
+	}
+	if _, ok := obj["url"]; !ok {
+		v.add(path+".url", "is required")
+	}
+	return u
+}
+
+// MaxBatch is the most requests one batch may hold.
+const MaxBatch = 100
+
+// batchBody is a parsed batch: its requests and its webhook URL.
+type batchBody struct {
+	Requests []overview.Request
+	Webhook  string
+}
+
+// parseBatchBody decodes and validates a batch. Problems of item i are
+// keyed requests[i].<field>; every problem is reported at once.
+func parseBatchBody(body []byte, served exits.Set, checkURL func(string) error) (batchBody, error) {
+	top, err := decodeJSONObject(body)
+	if err != nil {
+		return batchBody{}, err
+	}
+	v := validation{}
+	var out batchBody
+	for name, raw := range top {
+		switch name {
+		case "requests":
+			out.Requests = parseBatchItems(v, raw, served)
+		case "webhook":
+			out.Webhook = parseWebhook(v, "webhook", raw, checkURL)
+		default:
+			v.add(name, "unknown field; allowed: requests, webhook")
+		}
+	}
+	if _, ok := top["requests"]; !ok {
+		v.add("requests", "is required")
+	}
+	if len(v) > 0 {
+		return batchBody{}, v.err()
+	}
+	return out, nil
+}
+
+func parseBatchItems(v validation, raw json.RawMessage, served exits.Set) []overview.Request {
+	var items []json.RawMessage
+	if !decodeAs(v, "requests", raw, &items, "an array of overview requests") {
+		return nil
+	}
+	if len(items) == 0 || len(items) > MaxBatch {
+		v.add("requests", "must hold 1 to %d requests, got %d", MaxBatch, len(items))
+		return nil
+	}
+	out := make([]overview.Request, 0, len(items))
+	for i, it := range items {
+		path := fmt.Sprintf("requests[%d]", i)
+		var obj map[string]json.RawMessage
+		if !decodeAs(v, path, it, &obj, "an object") {
+			continue
+		}
+		iv := validation{}
+		out = append(out, parseRequestObject(iv, obj, allowedItem, served, nil))
+		for k, msg := range iv {
+			v.add(path+"."+k, "%s", msg)
+		}
+	}
+	return out
 }
 
 // decodeAs decodes raw into dst, recording a type problem at path. JSON

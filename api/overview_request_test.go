@@ -31,7 +31,7 @@ const (
 	msgCountry  = "must be an ISO 3166-1 alpha-2 country code"
 	msgLanguage = "must be an ISO 639-1 language code"
 	msgTTL      = "must be a whole number of seconds from 1 to 86400"
-	msgTopLevel = "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache"
+	msgTopLevel = "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache, async, webhook"
 )
 
 func TestParseOverviewRequest(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -24,6 +25,8 @@ type seeded struct {
 	clusters     []storage.Cluster
 	integrations []storage.Integration
 	secret       storage.Secret
+	job          storage.Job // queued, in batch
+	batch        uuid.UUID
 }
 
 // seed creates an account with a key, two clusters, two integrations and
@@ -56,6 +59,14 @@ func seed(tb testing.TB, ts *testServer, tag string) seeded {
 	if s.secret, err = ts.secrets.Get(ctx, acc, secretID); err != nil {
 		tb.Fatal(err)
 	}
+	s.batch = uuid.New()
+	req, _ := json.Marshal(overview.Request{Query: tag + " job query", Country: "at", Language: "de"}.View())
+	jobs, err := ts.db.CreateJobs(ctx, acc, s.batch, nil, []storage.NewJob{{ID: uuid.New(), Key: "seed-" + tag,
+		Request: req, Status: storage.JobQueued}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.job = jobs[0]
 	if len(s.clusters) != 2 || len(s.integrations) != 2 {
 		tb.Fatalf("seeded %d clusters and %d integrations, want 2 and 2", len(s.clusters), len(s.integrations))
 	}

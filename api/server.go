@@ -24,6 +24,7 @@ import (
 	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/webhook"
 )
 
 // MaxBodyBytes is the largest request body the API reads (1 MiB).
@@ -31,9 +32,12 @@ const MaxBodyBytes = 1 << 20
 
 // Options are the dependencies and settings of a Server.
 type Options struct {
-	DB          *storage.DB
-	Secrets     *storage.Secrets
-	Overviews   *overview.Service // nil: the overview endpoint answers 503
+	DB        *storage.DB
+	Secrets   *storage.Secrets
+	Overviews *overview.Service // nil: the overview endpoint answers 503
+	Jobs      *overview.Jobs    // nil: async jobs answer 503
+	// Webhooks vets webhook URLs when a job is submitted.
+	Webhooks    webhook.Guard
 	KeyPrefix   string
 	DocsURL     string
 	KeyCacheTTL time.Duration
@@ -113,8 +117,13 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET("/integrations", s.require(apikey.ScopeIntegrationsRead), s.listIntegrations)
 	v1.GET("/integrations/:id", s.require(apikey.ScopeIntegrationsRead), s.getIntegration)
 	v1.GET("/secrets/:id", s.require(apikey.ScopeSecretsRead), s.getSecret)
-	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), s.require(apikey.ScopeOverviewRun), s.limitConcurrent, s.overview)
+	run := s.require(apikey.ScopeOverviewRun)
+	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), run, s.limitConcurrent, s.overview)
 	v1.GET("/networks/browser/countries", s.countries)
+	v1.GET(strings.TrimPrefix(jobsPath, "/v1"), run, s.listJobs)
+	v1.GET(strings.TrimPrefix(jobsPath, "/v1")+"/:id", run, s.getJob)
+	v1.POST(strings.TrimPrefix(batchPath, "/v1"), run, s.submitBatch)
+	v1.GET(strings.TrimPrefix(batchesPath, "/v1")+"/:id", run, s.getBatch)
 	return r
 }
 

@@ -44,6 +44,9 @@ type Config struct {
 	JobTimeout      time.Duration // KISA_JOB_TIMEOUT: how long one browser visit may take
 	JobMaxRetry     int           // KISA_JOB_MAX_RETRY: asynq retries of a failed visit
 	QueueMax        int           // KISA_QUEUE_MAX: pending visits before new ones get 503; 0 automatic
+	JobRetention    time.Duration // KISA_JOB_RETENTION: how long async jobs are kept
+
+	WebhookAllowPrivate bool // KISA_WEBHOOK_ALLOW_PRIVATE: http and private webhook targets
 
 	SearchURL          string        // KISA_SEARCH_URL: results page the worker opens
 	ChromePath         string        // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
@@ -84,7 +87,7 @@ var Vars = []Var{
 	{"KISA_REDIS_TLS_INSECURE", "false", "With `rediss://`: accept any server certificate (self-signed, as on Heroku Redis); off, the certificate must be valid for the host."},
 	{"KISA_SHUTDOWN_TIMEOUT", "25s", "On SIGTERM: how long `kisa web` lets requests in flight finish and `kisa worker` lets running tasks finish before handing them back to the queue."},
 	{"KISA_API_KEY_PREFIX", "kisa", "Prefix of every API key (`<prefix>_<key>`)."},
-	{"KISA_SECRETS_KEY", "", "Required by `web` and `admin`: 32 random bytes, base64, that encrypt secret values (AES-256-GCM)."},
+	{"KISA_SECRETS_KEY", "", "Required by `web`, `worker` and `admin`: 32 random bytes, base64, that encrypt secret values and webhook signing secrets (AES-256-GCM)."},
 	{"KISA_DOCS_URL", "https://docs.kisa.dev", "Base of the `docs` links in error bodies."},
 	{"KISA_KEY_CACHE_TTL", "30s", "How long a verified API key is reused without asking PostgreSQL; a revoked key stops working within this bound."},
 	{"KISA_LIMIT_AI", "60", "AI requests (the overview endpoint) each API key may make per minute, counted in Redis across all web processes (0: no limit); `kisa admin account set-limits` overrides it per account."},
@@ -97,6 +100,8 @@ var Vars = []Var{
 	{"KISA_JOB_TIMEOUT", "45s", "How long one browser visit may take."},
 	{"KISA_JOB_MAX_RETRY", "2", "How often asynq retries a failed visit (must be at least 1)."},
 	{"KISA_QUEUE_MAX", "0", "Pending browser visits above which an overview request that needs a new visit is answered 503 at once (cache hits and requests joining a visit in flight are still served); 0 means 24 per tab of the live workers, about two minutes of work. With no worker alive for 30 s, such requests get 503 too."},
+	{"KISA_JOB_RETENTION", "168h", "How long an async job and its result are kept (7 days); a periodic task in the worker removes older ones."},
+	{"KISA_WEBHOOK_ALLOW_PRIVATE", "false", "Lets webhooks use http and reach loopback and private addresses: for local use and tests only, never in production (it opens server-side request forgery)."},
 	{"KISA_SEARCH_URL", "https://www.google.com/search", "Results page the worker opens with q, gl and hl."},
 	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks on PATH for chromium, chromium-browser, google-chrome, chrome and google-chrome-stable (the names the Chrome buildpacks install)."},
 	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
@@ -133,43 +138,45 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	p := parser{get: get}
 	c := Config{
-		Port:               p.int("PORT"),
-		Host:               get("KISA_HOST"),
-		DatabaseURL:        get("DATABASE_URL"),
-		RedisURL:           get("REDIS_URL"),
-		RedisTLSInsecure:   p.bool("KISA_REDIS_TLS_INSECURE"),
-		ShutdownTimeout:    p.duration("KISA_SHUTDOWN_TIMEOUT"),
-		APIKeyPrefix:       get("KISA_API_KEY_PREFIX"),
-		SecretsKey:         p.key("KISA_SECRETS_KEY"),
-		DocsURL:            strings.TrimRight(get("KISA_DOCS_URL"), "/"),
-		KeyCacheTTL:        p.duration("KISA_KEY_CACHE_TTL"),
-		LimitAI:            p.int("KISA_LIMIT_AI"),
-		LimitOther:         p.int("KISA_LIMIT_OTHER"),
-		LimitConcurrent:    p.int("KISA_LIMIT_CONCURRENT"),
-		AdminToken:         get("KISA_ADMIN_TOKEN"),
-		WorkerAddr:         get("KISA_WORKER_ADDR"),
-		LogLevel:           get("KISA_LOG_LEVEL"),
-		OverviewTimeout:    p.duration("KISA_OVERVIEW_TIMEOUT"),
-		JobTimeout:         p.duration("KISA_JOB_TIMEOUT"),
-		JobMaxRetry:        p.int("KISA_JOB_MAX_RETRY"),
-		QueueMax:           p.int("KISA_QUEUE_MAX"),
-		SearchURL:          get("KISA_SEARCH_URL"),
-		ChromePath:         get("KISA_CHROME_PATH"),
-		BrowserConcurrency: p.int("KISA_BROWSER_CONCURRENCY"),
-		BrowserRecycle:     p.int("KISA_BROWSER_RECYCLE_AFTER"),
-		OverviewSettle:     p.duration("KISA_OVERVIEW_SETTLE"),
-		OverviewWait:       p.duration("KISA_OVERVIEW_WAIT"),
-		OverviewAppear:     p.duration("KISA_OVERVIEW_APPEAR"),
-		BrowserAllowHosts:  p.hosts("KISA_BROWSER_ALLOW_HOSTS"),
-		Proxies:            p.proxies("KISA_PROXIES"),
-		ProxyCooldown:      p.duration("KISA_PROXY_COOLDOWN"),
-		S3Endpoint:         get("KISA_S3_ENDPOINT"),
-		S3AccessKey:        get("KISA_S3_ACCESS_KEY"),
-		S3SecretKey:        get("KISA_S3_SECRET_KEY"),
-		S3Bucket:           get("KISA_S3_BUCKET"),
-		S3UseSSL:           p.bool("KISA_S3_USE_SSL"),
-		S3Region:           get("KISA_S3_REGION"),
-		CDNURL:             strings.TrimRight(get("KISA_CDN_URL"), "/"),
+		Port:                p.int("PORT"),
+		Host:                get("KISA_HOST"),
+		DatabaseURL:         get("DATABASE_URL"),
+		RedisURL:            get("REDIS_URL"),
+		RedisTLSInsecure:    p.bool("KISA_REDIS_TLS_INSECURE"),
+		ShutdownTimeout:     p.duration("KISA_SHUTDOWN_TIMEOUT"),
+		APIKeyPrefix:        get("KISA_API_KEY_PREFIX"),
+		SecretsKey:          p.key("KISA_SECRETS_KEY"),
+		DocsURL:             strings.TrimRight(get("KISA_DOCS_URL"), "/"),
+		KeyCacheTTL:         p.duration("KISA_KEY_CACHE_TTL"),
+		LimitAI:             p.int("KISA_LIMIT_AI"),
+		LimitOther:          p.int("KISA_LIMIT_OTHER"),
+		LimitConcurrent:     p.int("KISA_LIMIT_CONCURRENT"),
+		AdminToken:          get("KISA_ADMIN_TOKEN"),
+		WorkerAddr:          get("KISA_WORKER_ADDR"),
+		LogLevel:            get("KISA_LOG_LEVEL"),
+		OverviewTimeout:     p.duration("KISA_OVERVIEW_TIMEOUT"),
+		JobTimeout:          p.duration("KISA_JOB_TIMEOUT"),
+		JobMaxRetry:         p.int("KISA_JOB_MAX_RETRY"),
+		QueueMax:            p.int("KISA_QUEUE_MAX"),
+		JobRetention:        p.duration("KISA_JOB_RETENTION"),
+		WebhookAllowPrivate: p.bool("KISA_WEBHOOK_ALLOW_PRIVATE"),
+		SearchURL:           get("KISA_SEARCH_URL"),
+		ChromePath:          get("KISA_CHROME_PATH"),
+		BrowserConcurrency:  p.int("KISA_BROWSER_CONCURRENCY"),
+		BrowserRecycle:      p.int("KISA_BROWSER_RECYCLE_AFTER"),
+		OverviewSettle:      p.duration("KISA_OVERVIEW_SETTLE"),
+		OverviewWait:        p.duration("KISA_OVERVIEW_WAIT"),
+		OverviewAppear:      p.duration("KISA_OVERVIEW_APPEAR"),
+		BrowserAllowHosts:   p.hosts("KISA_BROWSER_ALLOW_HOSTS"),
+		Proxies:             p.proxies("KISA_PROXIES"),
+		ProxyCooldown:       p.duration("KISA_PROXY_COOLDOWN"),
+		S3Endpoint:          get("KISA_S3_ENDPOINT"),
+		S3AccessKey:         get("KISA_S3_ACCESS_KEY"),
+		S3SecretKey:         get("KISA_S3_SECRET_KEY"),
+		S3Bucket:            get("KISA_S3_BUCKET"),
+		S3UseSSL:            p.bool("KISA_S3_USE_SSL"),
+		S3Region:            get("KISA_S3_REGION"),
+		CDNURL:              strings.TrimRight(get("KISA_CDN_URL"), "/"),
 	}
 	return c, p.err
 }
@@ -282,6 +289,7 @@ func (c Config) Validate() error {
 		{c.JobTimeout >= time.Second, "KISA_JOB_TIMEOUT", "at least 1s"},
 		{c.JobMaxRetry >= 1 && c.JobMaxRetry <= 25, "KISA_JOB_MAX_RETRY", "between 1 and 25"},
 		{c.QueueMax >= 0, "KISA_QUEUE_MAX", "0 (automatic) or more"},
+		{c.JobRetention >= time.Hour, "KISA_JOB_RETENTION", "at least 1h"},
 		{validURL(c.SearchURL, "http", "https"), "KISA_SEARCH_URL", "an http(s) URL"},
 		{c.BrowserConcurrency >= 1 && c.BrowserConcurrency <= 64, "KISA_BROWSER_CONCURRENCY", "between 1 and 64"},
 		{c.BrowserRecycle >= 0, "KISA_BROWSER_RECYCLE_AFTER", "0 or more"},
@@ -308,8 +316,8 @@ func (c Config) Timing() overview.Timing {
 	return overview.Timing{Wait: c.OverviewTimeout, Visit: c.JobTimeout, MaxRetry: c.JobMaxRetry}
 }
 
-// RequireSecretsKey reports an error when KISA_SECRETS_KEY is not set; the
-// web and admin processes need it, the worker does not.
+// RequireSecretsKey reports an error when KISA_SECRETS_KEY is not set;
+// every process that opens PostgreSQL needs it (web, worker, admin).
 func (c Config) RequireSecretsKey() error {
 	if len(c.SecretsKey) != 32 {
 		return fmt.Errorf("KISA_SECRETS_KEY: must be set to 32 bytes encoded in base64 (try: head -c32 /dev/urandom | base64)")

@@ -5,6 +5,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -113,6 +114,50 @@ func (s *Secrets) Reveal(ctx context.Context, account, id uuid.UUID) (string, er
 	plain, err := open(s.aead, account, id, sealed)
 	if err != nil {
 		return "", dbError("reveal secret", err)
+	}
+	return string(plain), nil
+}
+
+// webhookSecretAD binds a webhook signing secret to its account, apart
+// from every secret value (whose additional data is account and id).
+func webhookSecretAD(account uuid.UUID) []byte {
+	return append([]byte("webhook-secret:"), account[:]...)
+}
+
+// WebhookSecret returns the account's webhook signing secret, creating
+// it on first use; rotate replaces it with a new one. The secret is
+// stored encrypted like secret values. Errors are database or
+// decryption failures.
+func (s *Secrets) WebhookSecret(ctx context.Context, account uuid.UUID, rotate bool) (string, error) {
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return "", fmt.Errorf("webhook secret: %w", err)
+	}
+	value := "whsec_" + base64.RawURLEncoding.EncodeToString(fresh)
+	nonce := make([]byte, s.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("nonce: %w", err)
+	}
+	sealed := s.aead.Seal(nonce, nonce, []byte(value), webhookSecretAD(account))
+	q := `INSERT INTO webhook_secrets (account_id, secret_enc) VALUES ($1, $2) ON CONFLICT (account_id) DO NOTHING`
+	if rotate {
+		q = `INSERT INTO webhook_secrets (account_id, secret_enc) VALUES ($1, $2)
+			ON CONFLICT (account_id) DO UPDATE SET secret_enc = EXCLUDED.secret_enc, created_at = now()`
+	}
+	if _, err := s.db.db.ExecContext(ctx, q, account, sealed); err != nil {
+		return "", fmt.Errorf("webhook secret: %w", err)
+	}
+	var stored []byte
+	if err := s.db.db.GetContext(ctx, &stored, `SELECT secret_enc FROM webhook_secrets WHERE account_id = $1`, account); err != nil {
+		return "", fmt.Errorf("webhook secret: %w", err)
+	}
+	n := s.aead.NonceSize()
+	if len(stored) < n {
+		return "", errors.New("webhook secret: stored value too short")
+	}
+	plain, err := s.aead.Open(nil, stored[:n], stored[n:], webhookSecretAD(account))
+	if err != nil {
+		return "", fmt.Errorf("webhook secret: %w", err)
 	}
 	return string(plain), nil
 }

@@ -38,3 +38,13 @@ func MustJSON(tb testing.TB, v any) string {
 	}
 	return string(b)
 }
+
+// Object decodes a JSON object, e.g. the encoded results of an answer.
+func Object(tb testing.TB, raw []byte) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		tb.Fatalf("not a JSON object: %v: %s", err, raw)
+	}
+	return m
+}

@@ -30,6 +30,7 @@ type Handler struct {
 	pool      *browser.Pool
 	shots     *storage.Screenshots
 	results   *storage.Results
+	jobs      *overview.Jobs
 	searchURL *url.URL
 	exits     exits.Set
 	rotation  *storage.ExitRotation
@@ -59,6 +60,8 @@ type HandlerOptions struct {
 	Logger    *slog.Logger // nil discards
 	Now       func() time.Time
 	Observer  JobObserver // told how each attempt ended; nil: none
+	// Jobs ends the async jobs waiting on a visit; nil: none are kept.
+	Jobs *overview.Jobs
 }
 
 // NewHandler returns the task handler; it fails when SearchURL is not a
@@ -77,7 +80,7 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, searchURL: u, exits: o.Exits,
+	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, jobs: o.Jobs, searchURL: u, exits: o.Exits,
 		rotation: o.Rotation, onExit: o.CountExit, log: o.Logger, now: o.Now, observer: o.Observer}, nil
 }
 
@@ -92,15 +95,22 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	}
 	log := h.log.With("task", p.Key)
 	start := h.now()
+	if h.jobs != nil {
+		if err := h.jobs.Started(ctx, p.Key); err != nil {
+			log.Warn("mark jobs running", "error", err)
+		}
+	}
 	res, err := h.visit(ctx, log, p)
 	h.observe(ctx, start, res, err)
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
 	}
 	h.cache(ctx, log, p, res)
-	if err := h.results.Publish(ctx, p.Key, jobs.Outcome{Result: &res}); err != nil {
+	out := jobs.Outcome{Result: &res}
+	if err := h.results.Publish(ctx, p.Key, out); err != nil {
 		return err
 	}
+	h.finishJobs(ctx, log, p.Key, out)
 	log.Info("overview done", "has_overview", res.Overview.HasOverview,
 		"sources", len(res.Overview.Sources), "duration", h.now().Sub(start))
 	return nil
@@ -262,10 +272,24 @@ func (h *Handler) fail(ctx context.Context, log *slog.Logger, key string, err er
 	if perr := h.results.Publish(context.WithoutCancel(ctx), key, out); perr != nil {
 		log.Error("publish failure", "error", perr)
 	}
+	h.finishJobs(context.WithoutCancel(ctx), log, key, out)
 	if !retryable {
 		return fmt.Errorf("%w: %w", asynq.SkipRetry, err)
 	}
 	return err
+}
+
+// finishJobs ends the async jobs waiting on key, after the outcome was
+// published (so that a job stored meanwhile finds it as a recent
+// outcome). A failure here is logged, not retried: the maintenance task
+// starts a new visit for jobs left open.
+func (h *Handler) finishJobs(ctx context.Context, log *slog.Logger, key string, out jobs.Outcome) {
+	if h.jobs == nil {
+		return
+	}
+	if err := h.jobs.Finish(ctx, key, out); err != nil {
+		log.Error("finish jobs", "error", err)
+	}
 }
 
 // final says whether a failure f ends the task now (last), and whether
@@ -316,6 +340,71 @@ func NewServer(rdb *redis.Client, o ServerOptions) *asynq.Server {
 		Logger:   slogAdapter{o.Logger},
 		LogLevel: asynq.WarnLevel,
 	})
+}
+
+// AuxConcurrency is how many webhook deliveries and housekeeping tasks
+// a worker process runs at once, apart from its browser slots.
+const AuxConcurrency = 10
+
+// NewAuxServer returns the asynq server of a worker process for the
+// webhooks and maintenance queues: its own slots, so that deliveries
+// never take a browser slot. Webhook retries wait
+// jobs.WebhookRetryDelay.
+func NewAuxServer(rdb *redis.Client, logger *slog.Logger) *asynq.Server {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
+		Concurrency:              AuxConcurrency,
+		Queues:                   map[string]int{jobs.QueueWebhooks: 3, jobs.QueueMaintenance: 1},
+		TaskCheckInterval:        200 * time.Millisecond,
+		DelayedTaskCheckInterval: time.Second,
+		ShutdownTimeout:          jobs.WebhookTimeout,
+		RetryDelayFunc: func(n int, _ error, _ *asynq.Task) time.Duration {
+			return jobs.WebhookRetryDelay(n)
+		},
+		Logger:   slogAdapter{logger},
+		LogLevel: asynq.WarnLevel,
+	})
+}
+
+// AuxMux routes webhook deliveries and the maintenance task to js.
+func AuxMux(js *overview.Jobs) *asynq.ServeMux {
+	mux := asynq.NewServeMux()
+	mux.HandleFunc(jobs.TypeWebhook, func(ctx context.Context, t *asynq.Task) error {
+		p, err := jobs.ParseWebhookPayload(t)
+		if err != nil {
+			return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
+		}
+		return js.Deliver(ctx, p)
+	})
+	mux.HandleFunc(jobs.TypeJobMaintenance, func(ctx context.Context, _ *asynq.Task) error {
+		return js.Maintain(ctx)
+	})
+	return mux
+}
+
+// NewScheduler returns the scheduler that enqueues the maintenance task
+// every jobs.MaintenanceEvery; each worker process runs one, and the
+// task's uniqueness keeps it to one run per period between them. It has
+// a connection of its own to rdb's server (asynq closes it on Shutdown).
+func NewScheduler(rdb *redis.Client, logger *slog.Logger) (*asynq.Scheduler, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	o := rdb.Options()
+	conn := asynq.RedisClientOpt{Network: o.Network, Addr: o.Addr, Username: o.Username, Password: o.Password,
+		DB: o.DB, TLSConfig: o.TLSConfig, PoolSize: 2}
+	s := asynq.NewScheduler(conn, &asynq.SchedulerOpts{Logger: slogAdapter{logger}, LogLevel: asynq.WarnLevel,
+		PostEnqueueFunc: func(_ *asynq.TaskInfo, err error) {
+			if err != nil && !errors.Is(err, asynq.ErrDuplicateTask) {
+				logger.Warn("schedule maintenance", "error", err)
+			}
+		}})
+	if _, err := s.Register(fmt.Sprintf("@every %s", jobs.MaintenanceEvery), jobs.NewJobMaintenanceTask()); err != nil {
+		return nil, fmt.Errorf("schedule maintenance: %w", err)
+	}
+	return s, nil
 }
 
 // Mux routes the overview task type to h.

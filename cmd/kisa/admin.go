@@ -38,6 +38,7 @@ func adminCommands() []adminCommand {
 		{"account create", "create an account; prints {\"id\"}", defineAccountCreate},
 		{"account set-2fa", "record whether an account has 2FA enabled", defineSet2FA},
 		{"account set-limits", "set the per-minute budgets of an account's keys (null: the default)", defineSetLimits},
+		{"account webhook-secret", "print the account's webhook signing secret, made on first use; --rotate makes a new one; prints {\"secret\"}", defineWebhookSecret},
 		{"key create", "create an API key; prints {\"id\",\"key\"} (the key is shown this once)", defineKeyCreate},
 		{"key revoke", "revoke an API key", defineKeyRevoke},
 		{"cluster create", "create a knowledge-base cluster; prints {\"id\"}", defineClusterCreate},
@@ -342,5 +343,19 @@ func defineSecretCreate(fs *flag.FlagSet) (func() error, func(context.Context, *
 			}
 			id, err := a.secrets.Create(ctx, account.id, *name, v)
 			return idOut{id.String()}, err
+		}
+}
+
+func defineWebhookSecret(fs *flag.FlagSet) (func() error, func(context.Context, *admin) (any, error)) {
+	var account idFlag
+	fs.Var(&account, "account", "account id (required)")
+	rotate := fs.Bool("rotate", false, "replace the secret with a new one (the old one stops verifying at once)")
+	return func() error { return required("account", account.set) },
+		func(ctx context.Context, a *admin) (any, error) {
+			if err := a.mustAccount(ctx, account.id); err != nil {
+				return nil, err
+			}
+			secret, err := a.secrets.WebhookSecret(ctx, account.id, *rotate)
+			return map[string]string{"secret": secret}, err
 		}
 }

@@ -8,11 +8,15 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/kisa-dev/kisa/api"
 	"github.com/kisa-dev/kisa/config"
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/webhook"
 )
 
 // redisPrefix starts every Redis key of the service's own (asynq keeps
@@ -147,4 +151,23 @@ func openScreenshots(ctx context.Context, cfg config.Config) (*storage.Screensho
 		return nil, fmt.Errorf("%w (KISA_S3_*; start MinIO with: make services)", err)
 	}
 	return shots, nil
+}
+
+// newOverviewService builds the overview use case on Redis and the
+// bucket; web and worker processes both use it.
+func newOverviewService(cfg config.Config, rdb *redis.Client, shots *storage.Screenshots, log *slog.Logger) *overview.Service {
+	return overview.New(overview.Options{
+		Results: storage.NewResults(rdb, redisPrefix), Client: asynq.NewClientFromRedisClient(rdb),
+		Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
+	})
+}
+
+// newJobs builds the async job use case: failures told through the API's
+// table, webhooks sent through the SSRF guard's client.
+func newJobs(cfg config.Config, svc *overview.Service, db *storage.DB, secrets *storage.Secrets, log *slog.Logger) *overview.Jobs {
+	return overview.NewJobs(overview.JobsOptions{
+		Service: svc, DB: db, Secrets: secrets, Describe: api.FailureMessage,
+		HTTP:      webhook.Guard{AllowPrivate: cfg.WebhookAllowPrivate}.Client(),
+		Retention: cfg.JobRetention, Logger: log,
+	})
 }

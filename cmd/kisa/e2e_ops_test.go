@@ -69,7 +69,7 @@ func (s *stack) checkOperations(t *testing.T) {
 		{name: "web live", url: s.base + "/livez", want: []string{`{"status":true,"data":{"process":"ok"}}`}},
 		{name: "web ready", url: s.base + "/readyz", want: []string{`{"status":true,"data":{"minio":"ok","postgres":"ok","redis":"ok"}}`}},
 		{name: "worker live", url: s.worker + "/livez", want: []string{`{"status":true,"data":{"process":"ok"}}`}},
-		{name: "worker ready", url: s.worker + "/readyz", want: []string{`{"status":true,"data":{"browser":"ok","minio":"ok","redis":"ok"}}`}},
+		{name: "worker ready", url: s.worker + "/readyz", want: []string{`{"status":true,"data":{"browser":"ok","minio":"ok","postgres":"ok","redis":"ok"}}`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,13 +10,11 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa/api"
 	"github.com/kisa-dev/kisa/migrations"
 	"github.com/kisa-dev/kisa/ops"
-	"github.com/kisa-dev/kisa/overview"
-	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/webhook"
 )
 
 // runWeb serves the HTTP API on PORT until ctx is cancelled, then drains
@@ -38,8 +36,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	client := asynq.NewClientFromRedisClient(rdb)
-	inspector := asynq.NewInspectorFromRedisClient(rdb)
+	overviews := newOverviewService(cfg, rdb, shots, log)
 	dashboard, err := newDashboard(cfg)
 	if err != nil {
 		return err
@@ -54,10 +51,9 @@ func runWeb(ctx context.Context, e env, args []string) error {
 			Hold: cfg.OverviewTimeout + 30*time.Second},
 		Registry: ops.NewRegistry(), AdminToken: cfg.AdminToken, Dashboard: dashboardHandler(dashboard),
 		Countries: cfg.Proxies,
-		Overviews: overview.New(overview.Options{
-			Results: storage.NewResults(rdb, redisPrefix), Client: client, Inspector: inspector,
-			Screenshots: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
-		}),
+		Overviews: overviews,
+		Jobs:      newJobs(cfg, overviews, db, secrets, log),
+		Webhooks:  webhook.Guard{AllowPrivate: cfg.WebhookAllowPrivate},
 		HealthChecks: ops.Checks{
 			"postgres": db.Ping,
 			"redis":    func(ctx context.Context) error { return rdb.Ping(ctx).Err() },

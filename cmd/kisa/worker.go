@@ -13,24 +13,37 @@ import (
 	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/ops"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker"
 	"github.com/kisa-dev/kisa/worker/browser"
 )
 
 // runWorker runs one worker process: one Chromium with
-// KISA_BROWSER_CONCURRENCY tabs, and an asynq server with as many slots.
+// KISA_BROWSER_CONCURRENCY tabs and an asynq server with as many slots;
+// a second asynq server for webhook deliveries and housekeeping, and the
+// scheduler of the periodic maintenance task. It needs PostgreSQL and
+// KISA_SECRETS_KEY to end async jobs and sign their webhooks.
 func runWorker(ctx context.Context, e env, args []string) error {
 	cfg, err := startCommand(e, "worker", "Run a browser worker: an asynq server whose jobs run in a pool of Chromium tabs.", args)
 	if err != nil {
 		return err
 	}
 	log := newLogger(e.stderr, cfg.LogLevel)
+	db, secrets, err := openAccountStores(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	rdb, shots, err := openJobStores(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
+	js := newJobs(cfg, newOverviewService(cfg, rdb, shots, log), db, secrets, log)
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
 		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
 		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, SearchURL: cfg.SearchURL,
@@ -44,9 +57,10 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	opsCtx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
 	served, err := serveWorkerOps(opsCtx, cfg, ops.Mux(ops.Checks{
-		"redis":   func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		"minio":   shots.Ping,
-		"browser": func(context.Context) error { return pool.Ready() },
+		"postgres": db.Ping,
+		"redis":    func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		"minio":    shots.Ping,
+		"browser":  func(context.Context) error { return pool.Ready() },
 	}, reg, cfg.AdminToken, log), log)
 	if err != nil {
 		return err
@@ -57,7 +71,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	}
 	defer pool.Close()
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots,
-		Results: storage.NewResults(rdb, redisPrefix), SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
+		Results: storage.NewResults(rdb, redisPrefix), Jobs: js, SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
 		Rotation: storage.NewExitRotation(rdb, redisPrefix, cfg.ProxyCooldown), CountExit: metrics.ExitVisit,
 		Logger: log, Observer: metrics})
 	if err != nil {
@@ -68,11 +82,16 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	if err := srv.Start(worker.Mux(h)); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
+	defer srv.Shutdown()
+	stop, err := startAux(rdb, js, log)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	countries, all := cfg.Proxies.Countries()
 	log.Info("worker started", "tabs", cfg.BrowserConcurrency, "search_url", cfg.SearchURL,
 		"proxied_countries", countries, "all_countries", all)
 	<-ctx.Done()
-	srv.Shutdown()
 	return nil
 }
 
@@ -93,4 +112,22 @@ func serveWorkerOps(ctx context.Context, cfg config.Config, h http.Handler, log 
 		}
 	}()
 	return done, nil
+}
+
+// startAux starts the webhook and maintenance server and the scheduler;
+// stop shuts both down.
+func startAux(rdb *redis.Client, js *overview.Jobs, log *slog.Logger) (stop func(), err error) {
+	aux := worker.NewAuxServer(rdb, log)
+	if err := aux.Start(worker.AuxMux(js)); err != nil {
+		return nil, fmt.Errorf("start webhook server: %w", err)
+	}
+	sched, err := worker.NewScheduler(rdb, log)
+	if err == nil {
+		err = sched.Start()
+	}
+	if err != nil {
+		aux.Shutdown()
+		return nil, fmt.Errorf("start scheduler: %w", err)
+	}
+	return func() { sched.Shutdown(); aux.Shutdown() }, nil
 }
