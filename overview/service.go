@@ -94,6 +94,9 @@ func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	if req.RawHTML && res.RawHTML == "" { // the worker could not store it
+		return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, errors.New("the page's HTML was not stored"))
+	}
 	// The worker has cached the result for the ttl it knew of; this
 	// request may have joined too late to tell it its own.
 	if req.CacheOn {

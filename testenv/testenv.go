@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -239,4 +240,17 @@ func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// ValidForADay reports whether a presigned URL is valid for 24 hours, as
+// every screenshot URL must be when handed out (spec 4.5 rule 2): signed
+// for at least 24 h and at most a few minutes more (URLs signed a little
+// longer are reused for a minute).
+func ValidForADay(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	secs, err := strconv.Atoi(u.Query().Get("X-Amz-Expires"))
+	return err == nil && secs >= 86400 && secs <= 86400+300
 }

@@ -171,10 +171,13 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	if h.shots == nil {
 		return res, nil
 	}
-	res.RawHTML = prefix + "page.html.gz"
-	if err := h.shots.PutGzipHTML(ctx, res.RawHTML, v.HTML); err != nil {
-		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
+	// The HTML is kept best-effort: a job that needs no screenshots still
+	// succeeds while storage is down; only a rawHtml request then fails.
+	if err := h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML); err != nil {
+		log.Warn("page HTML not stored", "error", err)
+		return res, nil
 	}
+	res.RawHTML = prefix + "page.html.gz"
 	return res, nil
 }
 
