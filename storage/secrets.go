@@ -77,20 +77,30 @@ func (s *Secrets) Create(ctx context.Context, account uuid.UUID, name, value str
 
 // seal encrypts plain for the secret id of account: nonce || ciphertext.
 func seal(aead cipher.AEAD, account, id uuid.UUID, plain []byte) ([]byte, error) {
+	return sealAD(aead, additionalData(account, id), plain)
+}
+
+// sealAD encrypts plain bound to ad, under a random nonce that it prepends.
+func sealAD(aead cipher.AEAD, ad, plain []byte) ([]byte, error) {
 	nonce := make([]byte, aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("nonce: %w", err)
 	}
-	return aead.Seal(nonce, nonce, plain, additionalData(account, id)), nil
+	return aead.Seal(nonce, nonce, plain, ad), nil
 }
 
 // open decrypts what seal made; it fails under another key, account or id.
 func open(aead cipher.AEAD, account, id uuid.UUID, sealed []byte) ([]byte, error) {
+	return openAD(aead, additionalData(account, id), sealed)
+}
+
+// openAD decrypts what sealAD made with the same ad.
+func openAD(aead cipher.AEAD, ad, sealed []byte) ([]byte, error) {
 	n := aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("stored value too short")
 	}
-	return aead.Open(nil, sealed[:n], sealed[n:], additionalData(account, id))
+	return aead.Open(nil, sealed[:n], sealed[n:], ad)
 }
 
 // Get returns one of the account's secrets without its value, or ErrNotFound.
@@ -134,11 +144,10 @@ func (s *Secrets) WebhookSecret(ctx context.Context, account uuid.UUID, rotate b
 		return "", fmt.Errorf("webhook secret: %w", err)
 	}
 	value := "whsec_" + base64.RawURLEncoding.EncodeToString(fresh)
-	nonce := make([]byte, s.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return "", fmt.Errorf("nonce: %w", err)
+	sealed, err := sealAD(s.aead, webhookSecretAD(account), []byte(value))
+	if err != nil {
+		return "", err
 	}
-	sealed := s.aead.Seal(nonce, nonce, []byte(value), webhookSecretAD(account))
 	q := `INSERT INTO webhook_secrets (account_id, secret_enc) VALUES ($1, $2) ON CONFLICT (account_id) DO NOTHING`
 	if rotate {
 		q = `INSERT INTO webhook_secrets (account_id, secret_enc) VALUES ($1, $2)
@@ -151,11 +160,7 @@ func (s *Secrets) WebhookSecret(ctx context.Context, account uuid.UUID, rotate b
 	if err := s.db.db.GetContext(ctx, &stored, `SELECT secret_enc FROM webhook_secrets WHERE account_id = $1`, account); err != nil {
 		return "", fmt.Errorf("webhook secret: %w", err)
 	}
-	n := s.aead.NonceSize()
-	if len(stored) < n {
-		return "", errors.New("webhook secret: stored value too short")
-	}
-	plain, err := s.aead.Open(nil, stored[:n], stored[n:], webhookSecretAD(account))
+	plain, err := openAD(s.aead, webhookSecretAD(account), stored)
 	if err != nil {
 		return "", fmt.Errorf("webhook secret: %w", err)
 	}

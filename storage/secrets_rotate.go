@@ -18,18 +18,38 @@ type RotateResult struct {
 	Skipped int `json:"skipped"` // already under the new key
 }
 
-// sealedSecret is a secrets row as RotateFrom reads it.
-type sealedSecret struct {
-	ID      uuid.UUID `db:"id"`
+// sealedRow is one encrypted value as RotateFrom reads it: a secret's
+// value, or an account's webhook signing secret.
+type sealedRow struct {
+	ID      uuid.UUID `db:"id"` // the secret's id, or the account's for a webhook secret
 	Account uuid.UUID `db:"account_id"`
-	Sealed  []byte    `db:"value_enc"`
+	Sealed  []byte    `db:"sealed"`
 }
 
-// RotateFrom re-encrypts every secret sealed under oldKey (32 bytes) so
-// that it is sealed under the store's own key, in one transaction that
-// locks the rows. A secret already under the store's key is skipped, so a
-// re-run after a success changes nothing. When any secret opens under
-// neither key, nothing is changed and the error wraps ErrWrongOldKey.
+// sealedTable says where RotateFrom finds encrypted values and what each
+// is bound to.
+type sealedTable struct {
+	what   string
+	query  string // selects id, account_id, sealed, locking the rows
+	update string // sets the sealed value of the row $1
+	ad     func(sealedRow) []byte
+}
+
+var sealedTables = []sealedTable{
+	{what: "secret", query: `SELECT id, account_id, value_enc AS sealed FROM secrets ORDER BY id FOR UPDATE`,
+		update: `UPDATE secrets SET value_enc = $2 WHERE id = $1`,
+		ad:     func(r sealedRow) []byte { return additionalData(r.Account, r.ID) }},
+	{what: "webhook secret", query: `SELECT account_id AS id, account_id, secret_enc AS sealed FROM webhook_secrets ORDER BY account_id FOR UPDATE`,
+		update: `UPDATE webhook_secrets SET secret_enc = $2 WHERE account_id = $1`,
+		ad:     func(r sealedRow) []byte { return webhookSecretAD(r.Account) }},
+}
+
+// RotateFrom re-encrypts every secret value and every webhook signing
+// secret sealed under oldKey (32 bytes) so that it is sealed under the
+// store's own key, in one transaction that locks the rows. A value already
+// under the store's key is skipped, so a re-run after a success changes
+// nothing. When any value opens under neither key, nothing is changed and
+// the error wraps ErrWrongOldKey.
 func (s *Secrets) RotateFrom(ctx context.Context, oldKey []byte) (RotateResult, error) {
 	old, err := newAEAD(oldKey)
 	if err != nil {
@@ -40,36 +60,38 @@ func (s *Secrets) RotateFrom(ctx context.Context, oldKey []byte) (RotateResult, 
 		return RotateResult{}, fmt.Errorf("rotate secrets: %w", err)
 	}
 	defer tx.Rollback()
-	var rows []sealedSecret
-	if err := tx.SelectContext(ctx, &rows, `
-		SELECT id, account_id, value_enc FROM secrets ORDER BY id FOR UPDATE`); err != nil {
-		return RotateResult{}, fmt.Errorf("rotate secrets: %w", err)
-	}
 	var res RotateResult
-	var unreadable []uuid.UUID
-	for _, r := range rows {
-		if _, err := open(s.aead, r.Account, r.ID, r.Sealed); err == nil {
-			res.Skipped++
-			continue
+	for _, t := range sealedTables {
+		var rows []sealedRow
+		if err := tx.SelectContext(ctx, &rows, t.query); err != nil {
+			return RotateResult{}, fmt.Errorf("rotate %ss: %w", t.what, err)
 		}
-		plain, err := open(old, r.Account, r.ID, r.Sealed)
-		if err != nil {
-			unreadable = append(unreadable, r.ID)
-			continue
+		var unreadable []uuid.UUID
+		for _, r := range rows {
+			ad := t.ad(r)
+			if _, err := openAD(s.aead, ad, r.Sealed); err == nil {
+				res.Skipped++
+				continue
+			}
+			plain, err := openAD(old, ad, r.Sealed)
+			if err != nil {
+				unreadable = append(unreadable, r.ID)
+				continue
+			}
+			sealed, err := sealAD(s.aead, ad, plain)
+			clear(plain)
+			if err != nil {
+				return RotateResult{}, err
+			}
+			if _, err := tx.ExecContext(ctx, t.update, r.ID, sealed); err != nil {
+				return RotateResult{}, fmt.Errorf("rotate %s %s: %w", t.what, r.ID, err)
+			}
+			res.Rotated++
 		}
-		sealed, err := seal(s.aead, r.Account, r.ID, plain)
-		clear(plain)
-		if err != nil {
-			return RotateResult{}, err
+		if len(unreadable) > 0 {
+			return RotateResult{}, fmt.Errorf("%w: %d of %d %ss, the first %s; nothing was changed",
+				ErrWrongOldKey, len(unreadable), len(rows), t.what, unreadable[0])
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE secrets SET value_enc = $2 WHERE id = $1`, r.ID, sealed); err != nil {
-			return RotateResult{}, fmt.Errorf("rotate secret %s: %w", r.ID, err)
-		}
-		res.Rotated++
-	}
-	if len(unreadable) > 0 {
-		return RotateResult{}, fmt.Errorf("%w: %d of %d secrets, the first %s; nothing was changed",
-			ErrWrongOldKey, len(unreadable), len(rows), unreadable[0])
 	}
 	if err := tx.Commit(); err != nil {
 		return RotateResult{}, fmt.Errorf("rotate secrets: %w", err)

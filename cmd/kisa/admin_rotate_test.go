@@ -202,3 +202,35 @@ func keysOf[V any](m map[uuid.UUID]V) []uuid.UUID {
 	}
 	return out
 }
+
+// TestAdminSecretRotateKeyWebhookSecrets: rotate-key also re-encrypts the
+// accounts' webhook signing secrets, which then read the same under the
+// new key, and a re-run skips them.
+func TestAdminSecretRotateKeyWebhookSecrets(t *testing.T) {
+	db, url := testenv.OwnPostgres(t)
+	r := &rotation{db: db, url: url, values: map[uuid.UUID]string{}, owner: map[uuid.UUID]uuid.UUID{}}
+	oldKey, newKey := testenv.SecretsKey(), testenv.SecretsKey()
+	ctx := context.Background()
+	acc, err := db.CreateAccount(ctx, "rotate-webhook-"+testenv.RandomHex(4), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := storeUnder(t, db, oldKey).WebhookSecret(ctx, acc.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []storage.RotateResult{{Rotated: 1}, {Skipped: 1}} {
+		stdout, stderr, err := r.rotate(t, newKey, oldKey+"\n", "--old-key", "-")
+		if err != nil {
+			t.Fatalf("run %d: rotate-key: %v (stderr %q)", i, err, stderr)
+		}
+		checkOut(t, map[string]any{"rotated": float64(want.Rotated), "skipped": float64(want.Skipped)}, oneObject(t, stdout))
+	}
+	got, err := storeUnder(t, db, newKey).WebhookSecret(ctx, acc.ID, false)
+	if err != nil || got != secret {
+		t.Errorf("webhook secret under the new key: %q, %v; want the one made under the old key", got, err)
+	}
+	if _, err := storeUnder(t, db, oldKey).WebhookSecret(ctx, acc.ID, false); err == nil {
+		t.Error("the webhook secret still opens under the old key")
+	}
+}
