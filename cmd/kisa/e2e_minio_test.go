@@ -2,12 +2,8 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/testenv"
@@ -19,14 +15,14 @@ import (
 // job without screenshots still succeeds; once MinIO is back the same
 // request visits the page again and succeeds.
 func TestMinIODownMidJob(t *testing.T) {
-	s3 := newCutProxy(t, testenv.Get("KISA_S3_ENDPOINT", "127.0.0.1:9000"))
+	s3 := testenv.NewProxy(t, testenv.Get("KISA_S3_ENDPOINT", "127.0.0.1:9000"), true)
 	s := startStack(t, stackOptions{waitTimeout: "120s", fixture: serpfixture.Options{OverviewDelay: -1},
-		env: []string{"KISA_S3_ENDPOINT=" + s3.addr(), "KISA_JOB_MAX_RETRY=1"}})
+		env: []string{"KISA_S3_ENDPOINT=" + s3.Addr(), "KISA_JOB_MAX_RETRY=1"}})
 	const (
 		q     = "screenshots while minio is down"
 		shots = `{"query":"` + q + `","languageCode":"en","screenshots":true}`
 	)
-	s3.cut()
+	s3.Cut()
 
 	plain := make(chan string, 1)
 	go func() {
@@ -47,7 +43,7 @@ func TestMinIODownMidJob(t *testing.T) {
 	}
 	visits := s.fixture.Visits(q)
 
-	s3.restore()
+	s3.Restore()
 	s.waitIdle(t)
 	again := s.mustOK(t, shots)
 	if again.Data.IsCached {
@@ -57,81 +53,4 @@ func TestMinIODownMidJob(t *testing.T) {
 		t.Errorf("visits after MinIO is back = %d, want %d: one more", n, visits+1)
 	}
 	s.checkScreenshots(t, again.Data.Results.Screenshots)
-}
-
-// cutProxy forwards loopback TCP connections to a shared server (MinIO)
-// until the test cuts it, which closes every connection and refuses new
-// ones as a stopped server would, without stopping the server other
-// tests use.
-type cutProxy struct {
-	ln     net.Listener
-	target string
-
-	mu    sync.Mutex
-	down  bool
-	conns map[net.Conn]bool
-}
-
-// newCutProxy starts a proxy to target, up, closed when the test ends.
-func newCutProxy(tb testing.TB, target string) *cutProxy {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
-	go p.serve()
-	tb.Cleanup(func() { ln.Close(); p.cut() })
-	return p
-}
-
-func (p *cutProxy) addr() string { return p.ln.Addr().String() }
-
-// cut closes the open connections and refuses new ones.
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for c := range p.conns {
-		c.Close()
-	}
-	clear(p.conns)
-}
-
-// restore forwards new connections again.
-func (p *cutProxy) restore() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = false
-}
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		go p.forward(c)
-	}
-}
-
-// forward pipes c to the target both ways, unless the proxy is cut.
-func (p *cutProxy) forward(c net.Conn) {
-	t, err := net.DialTimeout("tcp", p.target, 5*time.Second)
-	if err != nil {
-		c.Close()
-		return
-	}
-	p.mu.Lock()
-	if p.down {
-		p.mu.Unlock()
-		c.Close()
-		t.Close()
-		return
-	}
-	p.conns[c], p.conns[t] = true, true
-	p.mu.Unlock()
-	go func() { io.Copy(t, c); t.Close() }()
-	io.Copy(c, t)
-	c.Close()
 }

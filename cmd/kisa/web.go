@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -67,27 +66,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: cfg.OverviewTimeout + 30*time.Second, IdleTimeout: 2 * time.Minute}
 	log.Info("web listening", "addr", ln.Addr().String())
-	return serve(ctx, hs, ln, cfg.ShutdownTimeout)
-}
-
-// serve runs hs on ln until ctx is done, then shuts down gracefully.
-func serve(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Duration) error {
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return ops.Serve(ctx, hs, ln, cfg.ShutdownTimeout)
 }
 
 // runMigrate applies the migrations to DATABASE_URL.

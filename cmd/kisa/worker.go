@@ -107,7 +107,7 @@ func serveWorkerOps(ctx context.Context, cfg config.Config, h http.Handler, log 
 	go func() {
 		defer close(done)
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
-		if err := serve(ctx, hs, ln, 5*time.Second); err != nil {
+		if err := ops.Serve(ctx, hs, ln, 5*time.Second); err != nil {
 			log.Error("worker health listener", "error", err)
 		}
 	}()

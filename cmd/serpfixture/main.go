@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/serpfixture"
 )
 
@@ -55,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Consent: *consent, Logger: log})
 	log.Info("serp fixture listening", "url", "http://"+ln.Addr().String()+"/search")
-	return serve(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln)
+	return ops.Serve(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln, 5*time.Second)
 }
 
 // flags returns the command's FlagSet. Its help goes to stdout when asked
@@ -87,25 +88,4 @@ type noteWriter struct {
 func (n *noteWriter) Write(p []byte) (int, error) {
 	n.wrote = true
 	return n.w.Write(p)
-}
-
-// serve serves hs on ln until ctx is done, then shuts it down, giving
-// requests in flight five seconds.
-func serve(ctx context.Context, hs *http.Server, ln net.Listener) error {
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
