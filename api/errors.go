@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math/big"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kisa-dev/kisa"
@@ -136,6 +138,50 @@ func failureError(f kisa.Failure, part kisa.Part) *Error {
 			Message: "the browser did not finish in time; try again shortly"}
 	}
 	return nil
+}
+
+// upstreamError is the one table from an answer of the completions
+// upstream that is not a success (its status, its own message, its
+// Retry-After in seconds) to what the client is told: the upstream's
+// rate limit is the client's 429, a refusal of the request a 400 with the
+// upstream's reason, anything else (its refusal of our credentials, its
+// own failures) a 503.
+func upstreamError(status int, detail string, retryAfter int) *Error {
+	reason := ""
+	if detail != "" {
+		reason = ": " + detail
+	}
+	switch {
+	case status == http.StatusTooManyRequests:
+		return &Error{Code: CodeRateLimited, RetryAfter: max(retryAfter, 1),
+			Message: "the completions upstream is rate limiting this service; retry later" + reason}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterBlocked,
+			Message: "the completions upstream refused this service's credentials; completions are unavailable"}
+	case status >= 400 && status < 500:
+		return &Error{Code: CodeBadRequest,
+			Message: fmt.Sprintf("the completions upstream rejected the request (HTTP %d)%s", status, reason)}
+	}
+	return &Error{Code: CodeUnavailable, RetryAfter: RetryAfterUnavailable,
+		Message: fmt.Sprintf("the completions upstream failed (HTTP %d); try again shortly", status)}
+}
+
+// errUpstreamNotJSON is told when the completions upstream answers a
+// success whose body is not JSON (or is over 8 MiB).
+var errUpstreamNotJSON = &Error{Code: CodeUnavailable, RetryAfter: RetryAfterUnavailable,
+	Message: "the completions upstream answered with something that is not JSON; try again shortly"}
+
+// upstreamFailure is what the client is told when the completions
+// upstream could not be reached or read (err, kept for the log): 503,
+// saying whether it was too slow (ctx was cancelled by the time-out).
+func upstreamFailure(ctx context.Context, timeout time.Duration, err error) error {
+	e := &Error{Code: CodeUnavailable, RetryAfter: RetryAfterUnavailable,
+		Message: "the completions upstream is unavailable; try again shortly"}
+	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {
+		e = &Error{Code: CodeUnavailable, RetryAfter: RetryAfterTimedOut,
+			Message: fmt.Sprintf("the completions upstream did not answer within %s; try again shortly", timeout)}
+	}
+	return fmt.Errorf("%w: %w", e, err)
 }
 
 // publicError is what the client is told of err: an *Error as it is, a

@@ -57,6 +57,9 @@ type Options struct {
 	// Dashboard is the queue dashboard served at /admin/queues (asynqmon,
 	// rooted there); nil: none.
 	Dashboard http.Handler
+	// Completions is the upstream of POST /v1/completions; its zero value
+	// turns the endpoint off (503).
+	Completions Completions
 }
 
 // Server is the HTTP API.
@@ -124,6 +127,8 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1")+"/:id", run, s.getJob)
 	v1.POST(strings.TrimPrefix(batchPath, "/v1"), run, s.submitBatch)
 	v1.GET(strings.TrimPrefix(batchesPath, "/v1")+"/:id", run, s.getBatch)
+	// AI budget: completions are to spend it like overviews once limitRate knows the AI routes (ops).
+	v1.POST(strings.TrimPrefix(completionsPath, "/v1"), s.require(apikey.ScopeCompletionsRun), s.completions)
 	return r
 }
 

@@ -20,11 +20,13 @@ const (
 	ScopeIntegrationsRead  = "integrations:read"
 	ScopeSecretsRead       = "secrets:read"
 	ScopeOverviewRun       = "overview:run"
+	ScopeCompletionsRun    = "completions:run"
 )
 
 // AllScopes lists every scope, in a stable order.
 func AllScopes() []string {
-	return []string{ScopeKnowledgebaseRead, ScopeIntegrationsRead, ScopeSecretsRead, ScopeOverviewRun}
+	return []string{ScopeKnowledgebaseRead, ScopeIntegrationsRead, ScopeSecretsRead, ScopeOverviewRun,
+		ScopeCompletionsRun}
 }
 
 const (

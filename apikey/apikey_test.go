@@ -114,7 +114,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
-	want := []string{"knowledgebase:read", "integrations:read", "secrets:read", "overview:run"}
+	want := []string{"knowledgebase:read", "integrations:read", "secrets:read", "overview:run", "completions:run"}
 	if diff := cmp.Diff(want, apikey.AllScopes()); diff != "" {
 		t.Errorf("AllScopes (-want +got):\n%s", diff)
 	}

@@ -66,6 +66,10 @@ type Config struct {
 	S3UseSSL    bool   // KISA_S3_USE_SSL
 	S3Region    string // KISA_S3_REGION
 	CDNURL      string // KISA_CDN_URL: public base of screenshot URLs
+
+	CompletionsURL     string        // KISA_COMPLETIONS_URL: upstream chat-completions endpoint; empty = off
+	CompletionsKey     string        // KISA_COMPLETIONS_KEY: bearer key sent upstream
+	CompletionsTimeout time.Duration // KISA_COMPLETIONS_TIMEOUT: upstream answer (or stream gap) deadline
 }
 
 // MaxLimit is the largest request budget accepted, in the configuration
@@ -119,6 +123,9 @@ var Vars = []Var{
 	{"KISA_S3_USE_SSL", "false", "Whether KISA_S3_ENDPOINT speaks HTTPS."},
 	{"KISA_S3_REGION", "us-east-1", "Region used to sign URLs (no lookup call is made)."},
 	{"KISA_CDN_URL", "http://127.0.0.1:9000", "Public base of screenshot URLs ({cdn_url}); URLs are signed for this host."},
+	{"KISA_COMPLETIONS_URL", "", "OpenAI-compatible chat-completions endpoint that `POST /v1/completions` forwards to (e.g. `https://api.openai.com/v1/chat/completions`); empty: the endpoint answers 503."},
+	{"KISA_COMPLETIONS_KEY", "", "Bearer key sent to KISA_COMPLETIONS_URL (never logged or returned)."},
+	{"KISA_COMPLETIONS_TIMEOUT", "60s", "How long the completions upstream may take to answer, and, when streaming, the longest gap between two chunks; past it the API answers 503."},
 }
 
 // Load reads the configuration through getenv, filling defaults. It
@@ -177,6 +184,9 @@ func Load(getenv func(string) string) (Config, error) {
 		S3UseSSL:            p.bool("KISA_S3_USE_SSL"),
 		S3Region:            get("KISA_S3_REGION"),
 		CDNURL:              strings.TrimRight(get("KISA_CDN_URL"), "/"),
+		CompletionsURL:      get("KISA_COMPLETIONS_URL"),
+		CompletionsKey:      get("KISA_COMPLETIONS_KEY"),
+		CompletionsTimeout:  p.duration("KISA_COMPLETIONS_TIMEOUT"),
 	}
 	return c, p.err
 }
@@ -301,6 +311,8 @@ func (c Config) Validate() error {
 		{c.S3Endpoint != "" && !strings.Contains(c.S3Endpoint, "/"), "KISA_S3_ENDPOINT", "host:port without scheme"},
 		{c.S3Bucket != "", "KISA_S3_BUCKET", "a bucket name"},
 		{validURL(c.CDNURL, "http", "https"), "KISA_CDN_URL", "an http(s) URL"},
+		{c.CompletionsURL == "" || validURL(c.CompletionsURL, "http", "https"), "KISA_COMPLETIONS_URL", "empty or an http(s) URL"},
+		{c.CompletionsTimeout >= time.Second, "KISA_COMPLETIONS_TIMEOUT", "at least 1s"},
 	}
 	for _, ck := range checks {
 		if !ck.ok {

@@ -41,7 +41,8 @@ func TestDefaults(t *testing.T) {
 		JobTimeout: 45 * time.Second, JobMaxRetry: 2, JobRetention: 168 * time.Hour, SearchURL: "https://www.google.com/search",
 		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
 		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000", ProxyCooldown: 10 * time.Minute,
-		BrowserAllowHosts: []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com", "ggpht.com", "ytimg.com", "youtube.com"},
+		BrowserAllowHosts:  []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com", "ggpht.com", "ytimg.com", "youtube.com"},
+		CompletionsTimeout: time.Minute,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -71,6 +72,8 @@ func TestValues(t *testing.T) {
 		"KISA_S3_ACCESS_KEY": "ak", "KISA_S3_SECRET_KEY": "sk", "KISA_S3_BUCKET": "shots", "KISA_S3_USE_SSL": "true",
 		"KISA_S3_REGION": "eu-central-1", "KISA_CDN_URL": "https://cdn.example.com/",
 		"KISA_PROXIES": "at=http://u:p@10.0.0.1:3128", "KISA_PROXY_COOLDOWN": "90s", "KISA_BROWSER_ALLOW_HOSTS": " Example.com., gstatic.com ",
+		"KISA_COMPLETIONS_URL": "https://llm.example.com/v1/chat/completions", "KISA_COMPLETIONS_KEY": "sk-up",
+		"KISA_COMPLETIONS_TIMEOUT": "2m",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +92,7 @@ func TestValues(t *testing.T) {
 		BrowserRecycle: 0, OverviewSettle: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: 2 * time.Second, S3Endpoint: "minio:9000", S3AccessKey: "ak", S3SecretKey: "sk", S3Bucket: "shots",
 		S3UseSSL: true, S3Region: "eu-central-1", CDNURL: "https://cdn.example.com",
 		Proxies: proxies, ProxyCooldown: 90 * time.Second, BrowserAllowHosts: []string{"example.com", "gstatic.com"},
+		CompletionsURL: "https://llm.example.com/v1/chat/completions", CompletionsKey: "sk-up", CompletionsTimeout: 2 * time.Minute,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -140,6 +144,8 @@ func TestBadSetting(t *testing.T) {
 		{name: "concurrency limit negative", vr: "KISA_LIMIT_CONCURRENT", value: "-1", want: "KISA_LIMIT_CONCURRENT: must be between 0 and 1000000000"},
 		{name: "admin token short", vr: "KISA_ADMIN_TOKEN", value: "secret", want: "KISA_ADMIN_TOKEN: must be empty or at least 16 characters"},
 		{name: "worker address without port", vr: "KISA_WORKER_ADDR", value: "127.0.0.1", want: "KISA_WORKER_ADDR: must be host:port"},
+		{name: "completions URL", vr: "KISA_COMPLETIONS_URL", value: "llm.example.com", want: "KISA_COMPLETIONS_URL: must be empty or an http(s) URL"},
+		{name: "completions timeout", vr: "KISA_COMPLETIONS_TIMEOUT", value: "100ms", want: "KISA_COMPLETIONS_TIMEOUT: must be at least 1s"},
 		{name: "overview settle", vr: "KISA_OVERVIEW_SETTLE", value: "10ms", want: "KISA_OVERVIEW_SETTLE: must be at least 50ms"},
 		{name: "overview wait not below job timeout", vr: "KISA_OVERVIEW_WAIT", value: "45s", want: "KISA_OVERVIEW_WAIT: must be shorter than KISA_JOB_TIMEOUT"},
 		{name: "no retry", vr: "KISA_JOB_MAX_RETRY", value: "0", want: "KISA_JOB_MAX_RETRY: must be between 1 and 25"},
