@@ -70,6 +70,9 @@ type Config struct {
 	CompletionsURL     string        // KISA_COMPLETIONS_URL: upstream chat-completions endpoint; empty = off
 	CompletionsKey     string        // KISA_COMPLETIONS_KEY: bearer key sent upstream
 	CompletionsTimeout time.Duration // KISA_COMPLETIONS_TIMEOUT: upstream answer (or stream gap) deadline
+
+	ClientURL string // KISA_URL: the API `kisa client` talks to
+	ClientKey string // KISA_API_KEY: the key `kisa client` sends
 }
 
 // MaxLimit is the largest request budget accepted, in the configuration
@@ -125,6 +128,8 @@ var Vars = []Var{
 	{"KISA_CDN_URL", "http://127.0.0.1:9000", "Public base of screenshot URLs ({cdn_url}); URLs are signed for this host."},
 	{"KISA_COMPLETIONS_URL", "", "OpenAI-compatible chat-completions endpoint that `POST /v1/completions` forwards to (e.g. `https://api.openai.com/v1/chat/completions`); empty: the endpoint answers 503."},
 	{"KISA_COMPLETIONS_KEY", "", "Bearer key sent to KISA_COMPLETIONS_URL (never logged or returned)."},
+	{"KISA_URL", "http://127.0.0.1:8080", "Base URL of the API that `kisa client` calls (its --url flag wins)."},
+	{"KISA_API_KEY", "", "API key (`<prefix>_<key>`) that `kisa client` sends; read by that command only."},
 	{"KISA_COMPLETIONS_TIMEOUT", "60s", "How long the completions upstream may take to answer, and, when streaming, the longest gap between two chunks; past it the API answers 503."},
 }
 
@@ -187,6 +192,8 @@ func Load(getenv func(string) string) (Config, error) {
 		CompletionsURL:      get("KISA_COMPLETIONS_URL"),
 		CompletionsKey:      get("KISA_COMPLETIONS_KEY"),
 		CompletionsTimeout:  p.duration("KISA_COMPLETIONS_TIMEOUT"),
+		ClientURL:           strings.TrimRight(get("KISA_URL"), "/"),
+		ClientKey:           get("KISA_API_KEY"),
 	}
 	return c, p.err
 }

@@ -42,7 +42,7 @@ func TestDefaults(t *testing.T) {
 		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
 		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000", ProxyCooldown: 10 * time.Minute,
 		BrowserAllowHosts:  []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com", "ggpht.com", "ytimg.com", "youtube.com"},
-		CompletionsTimeout: time.Minute,
+		CompletionsTimeout: time.Minute, ClientURL: "http://127.0.0.1:8080",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -73,7 +73,7 @@ func TestValues(t *testing.T) {
 		"KISA_S3_REGION": "eu-central-1", "KISA_CDN_URL": "https://cdn.example.com/",
 		"KISA_PROXIES": "at=http://u:p@10.0.0.1:3128", "KISA_PROXY_COOLDOWN": "90s", "KISA_BROWSER_ALLOW_HOSTS": " Example.com., gstatic.com ",
 		"KISA_COMPLETIONS_URL": "https://llm.example.com/v1/chat/completions", "KISA_COMPLETIONS_KEY": "sk-up",
-		"KISA_COMPLETIONS_TIMEOUT": "2m",
+		"KISA_COMPLETIONS_TIMEOUT": "2m", "KISA_URL": "https://api.kisa.example/", "KISA_API_KEY": "acme_k",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +93,7 @@ func TestValues(t *testing.T) {
 		S3UseSSL: true, S3Region: "eu-central-1", CDNURL: "https://cdn.example.com",
 		Proxies: proxies, ProxyCooldown: 90 * time.Second, BrowserAllowHosts: []string{"example.com", "gstatic.com"},
 		CompletionsURL: "https://llm.example.com/v1/chat/completions", CompletionsKey: "sk-up", CompletionsTimeout: 2 * time.Minute,
+		ClientURL: "https://api.kisa.example", ClientKey: "acme_k",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)

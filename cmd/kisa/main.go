@@ -47,6 +47,7 @@ func commands() []command {
 		{"migrate", "apply the database migrations (safe to run from several processes)", runMigrate},
 		{"admin", "manage accounts, keys and resources (kisa admin --help)", runAdmin},
 		{"healthcheck", "exit 0 when the local web (or, with --worker, worker) is ready; for containers", runHealthcheck},
+		{"client", "call the API with $KISA_API_KEY and print JSON (kisa client --help)", runClient},
 	}
 }
 

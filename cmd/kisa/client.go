@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/kisa-dev/kisa/client"
+	"github.com/kisa-dev/kisa/config"
+)
+
+// clientCommand is one `kisa client <name>`: define declares its flags and
+// returns the call to make once they (and args, the positional
+// arguments) are parsed.
+type clientCommand struct {
+	name    string
+	usage   string // positional arguments, for the help
+	summary string
+	define  func(fs *flag.FlagSet) func(args []string) (clientCall, error)
+}
+
+// clientCall is one API request: method, path and JSON body (nil: none).
+type clientCall struct {
+	method, path string
+	body         any
+}
+
+func clientCommands() []clientCommand {
+	return []clientCommand{
+		{"knowledgebase", "", "list the account's knowledge-base clusters", noFlags(http.MethodGet, "/v1/knowledgebase")},
+		{"integrations", "", "list the account's integrations", noFlags(http.MethodGet, "/v1/integrations")},
+		{"integration", "<id>", "show one integration", withID("/v1/integrations/")},
+		{"secret", "<id>", "show one secret (its value masked)", withID("/v1/secrets/")},
+		{"overview", "<query>", "read the AI overview of a results page and wait for it", defineOverview},
+		{"complete", "<message>", "run a chat completion through the configured upstream", defineComplete},
+	}
+}
+
+// runClient dispatches `kisa client ...`: each command calls the API at
+// --url (default $KISA_URL) with $KISA_API_KEY and prints the answer's
+// data as JSON on stdout; an error answer is printed on stderr and the
+// command exits non-zero.
+func runClient(ctx context.Context, e env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		clientUsage(e.stdout)
+		if len(args) == 0 {
+			return errors.New("client: no command given")
+		}
+		return nil
+	}
+	for _, c := range clientCommands() {
+		if c.name != args[0] {
+			continue
+		}
+		cfg, err := config.Load(e.getenv)
+		if err != nil {
+			return err
+		}
+		fs := flags(e, "client "+c.name+" "+c.usage, c.summary)
+		base := fs.String("url", cfg.ClientURL, "base URL of the API (default $KISA_URL)")
+		build := c.define(fs)
+		pos, err := parseInterspersed(fs, args[1:])
+		if err != nil {
+			return err
+		}
+		call, err := build(pos)
+		if err != nil {
+			return fmt.Errorf("client %s: %w", c.name, err)
+		}
+		if cfg.ClientKey == "" {
+			return errors.New("client: KISA_API_KEY: must be set to an API key")
+		}
+		return callAndPrint(ctx, e, client.New(*base, cfg.ClientKey), call)
+	}
+	clientUsage(e.stderr)
+	return fmt.Errorf("client: unknown command %q", args[0])
+}
+
+// callAndPrint makes the call and prints the answer's data, indented.
+func callAndPrint(ctx context.Context, e env, c *client.Client, call clientCall) error {
+	var data json.RawMessage
+	_, err := c.Do(ctx, call.method, call.path, call.body, &data)
+	if err != nil {
+		var apiErr *client.Error
+		if errors.As(err, &apiErr) {
+			b, _ := json.MarshalIndent(apiErr, "", "  ")
+			fmt.Fprintf(e.stderr, "%s\n", b)
+		}
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, data, "", "  "); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, out.String())
+	return err
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments (kisa client overview "query" --country at) and
+// returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func noFlags(method, path string) func(*flag.FlagSet) func([]string) (clientCall, error) {
+	return func(*flag.FlagSet) func([]string) (clientCall, error) {
+		return func(args []string) (clientCall, error) {
+			if len(args) > 0 {
+				return clientCall{}, fmt.Errorf("unexpected argument %q", args[0])
+			}
+			return clientCall{method: method, path: path}, nil
+		}
+	}
+}
+
+func withID(prefix string) func(*flag.FlagSet) func([]string) (clientCall, error) {
+	return func(*flag.FlagSet) func([]string) (clientCall, error) {
+		return func(args []string) (clientCall, error) {
+			if len(args) != 1 {
+				return clientCall{}, errors.New("give exactly one id")
+			}
+			return clientCall{method: http.MethodGet, path: prefix + args[0]}, nil
+		}
+	}
+}
+
+func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
+	country := fs.String("country", "", "ISO 3166-1 alpha-2 country code (API default at)")
+	lang := fs.String("language", "", "ISO 639-1 language code (API default de)")
+	noShots := fs.Bool("no-screenshots", false, "ask for no screenshots")
+	noCache := fs.Bool("no-cache", false, "neither read nor write the result cache")
+	ttl := fs.Int("ttl", 0, "cache lifetime in seconds, 1 to 86400 (API default 120)")
+	fields := fs.String("fields", "", `field selection as JSON, e.g. '{"sources":["url","title"]}'`)
+	return func(args []string) (clientCall, error) {
+		if len(args) != 1 {
+			return clientCall{}, errors.New("give the query as one argument (quote it)")
+		}
+		req := client.OverviewRequest{Query: args[0], CountryCode: *country, LanguageCode: *lang}
+		if *noShots {
+			req.Screenshots = new(bool)
+		}
+		if *noCache || *ttl != 0 {
+			req.Cache = &client.CacheSettings{TTL: *ttl}
+			if *noCache {
+				req.Cache.Enabled = new(bool)
+			}
+		}
+		if *fields != "" {
+			req.Fields = &client.OverviewFields{}
+			if err := json.Unmarshal([]byte(*fields), req.Fields); err != nil {
+				return clientCall{}, fmt.Errorf("--fields: %w", err)
+			}
+		}
+		return clientCall{method: http.MethodPost, path: "/v1/networks/browser/ai-overview", body: req}, nil
+	}
+}
+
+func defineComplete(fs *flag.FlagSet) func([]string) (clientCall, error) {
+	model := fs.String("model", "", "model name the upstream knows (required)")
+	system := fs.String("system", "", "a system message to put first")
+	return func(args []string) (clientCall, error) {
+		if len(args) != 1 || *model == "" {
+			return clientCall{}, errors.New("give --model and the message as one argument")
+		}
+		req := client.CompletionRequest{Model: *model}
+		if *system != "" {
+			req.Messages = append(req.Messages, client.Message{Role: "system", Content: *system})
+		}
+		req.Messages = append(req.Messages, client.Message{Role: "user", Content: args[0]})
+		return clientCall{method: http.MethodPost, path: "/v1/completions", body: req}, nil
+	}
+}
+
+func clientUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: kisa client <command> [arguments] [flags]\n\nCalls the API at $KISA_URL (or --url) with $KISA_API_KEY and prints the answer's data as JSON.\n\nCommands:")
+	for _, c := range clientCommands() {
+		fmt.Fprintf(w, "  %-24s %s\n", strings.TrimSpace(c.name+" "+c.usage), c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'kisa client <command> --help' for its flags.")
+}
