@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,6 +40,7 @@ func newFakeUpstream(tb testing.TB, reply http.HandlerFunc) *fakeUpstream {
 		f.got = append(f.got, upstreamCall{Auth: r.Header.Get("Authorization"), Accept: r.Header.Get("Accept"),
 			ContentType: r.Header.Get("Content-Type"), Body: string(b)})
 		f.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
 		reply(w, r)
 	}))
 	tb.Cleanup(func() { close(f.stop); f.Close() })

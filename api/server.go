@@ -70,6 +70,9 @@ type Server struct {
 	metrics *metrics
 	limiter *limiter // nil: no limits
 	router  *gin.Engine
+
+	openapiJSON []byte // the OpenAPI document served at /v1/openapi.json
+	openapiErr  error  // why it could not be made (a broken build)
 }
 
 // overviewPath is the route of AI overviews, which spend the AI budget.
@@ -92,6 +95,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger, keys: newKeyCache(opts.KeyCacheTTL, opts.Now),
 		metrics: newMetrics(opts.Registry)}
 	s.limiter = newLimiter(opts.Limits, opts.Logger, s.metrics, opts.Now)
+	s.openapiJSON, s.openapiErr = OpenAPI()
 	s.router = s.routes()
 	return s
 }
@@ -114,6 +118,10 @@ func (s *Server) routes() *gin.Engine {
 	r.GET("/readyz", ready)
 	r.GET("/healthz", ready) // the former name, kept as an alias
 	s.adminRoutes(r)
+
+	r.GET("/v1/openapi.json", s.serveOpenAPI)
+	r.GET("/docs", s.docsPage)
+	r.GET("/docs/assets/:file", s.docsAsset)
 
 	v1 := r.Group("/v1", s.authenticate, s.limitRate)
 	v1.GET("/knowledgebase", s.require(apikey.ScopeKnowledgebaseRead), s.listClusters)

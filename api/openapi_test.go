@@ -1,0 +1,405 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv"
+)
+
+// openapiHost is the host the test's requests are addressed to; the
+// document's servers are replaced by it.
+const openapiHost = "http://kisa.test"
+
+// loadOpenAPI parses the served document and checks that it is a valid
+// OpenAPI 3.1 document.
+func loadOpenAPI(tb testing.TB) (*openapi3.T, routers.Router) {
+	tb.Helper()
+	b, err := OpenAPI()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(b)
+	if err != nil {
+		tb.Fatalf("load the document: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		tb.Fatalf("the document is not valid OpenAPI: %v", err)
+	}
+	if !doc.IsOpenAPI31OrLater() {
+		tb.Fatalf("openapi = %s, want 3.1", doc.OpenAPI)
+	}
+	doc.Servers = openapi3.Servers{{URL: openapiHost}}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return doc, router
+}
+
+// TestOpenAPIRoutes checks that every route gin serves is in the
+// document, and every operation of the document is served.
+func TestOpenAPIRoutes(t *testing.T) {
+	doc, _ := loadOpenAPI(t)
+	srv := newTestServer(t, 0)
+	var served []string
+	for _, r := range srv.router.Routes() {
+		served = append(served, r.Method+" "+ginPathToOpenAPI(r.Path))
+	}
+	var documented []string
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			documented = append(documented, method+" "+path)
+		}
+	}
+	slices.Sort(served)
+	slices.Sort(documented)
+	if diff := cmp.Diff(documented, served); diff != "" {
+		t.Errorf("routes (-documented +served):\n%s", diff)
+	}
+}
+
+// ginPathToOpenAPI writes gin's /a/:id as /a/{id}.
+func ginPathToOpenAPI(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		if strings.HasPrefix(s, ":") || strings.HasPrefix(s, "*") {
+			parts[i] = "{" + s[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// exchange is one request of TestOpenAPIResponses and the status it must
+// get; the answer is then checked against the document.
+type exchange struct {
+	name string
+	h    http.Handler
+	req  *http.Request
+	want int
+	// before runs just before the request (e.g. to spend a rate limit).
+	before func(tb testing.TB)
+}
+
+// openapiFixture is the servers and keys TestOpenAPIResponses drives.
+type openapiFixture struct {
+	main, limited, broken, down, unhealthy *testServer
+	key, noScope, no2FA, limitedKey        string
+	integration, secret                    string
+	brokenKey                              string
+}
+
+// TestOpenAPIResponses drives every endpoint through the real router on
+// the real PostgreSQL, Redis and MinIO, to its success and to each
+// failure the document names, and validates every answer with
+// openapi3filter: an undocumented status, header or field fails.
+func TestOpenAPIResponses(t *testing.T) {
+	doc, router := loadOpenAPI(t)
+	registerTextDecoders()
+	f := newOpenAPIFixture(t)
+	covered := map[string]bool{}
+	for _, ex := range f.exchanges(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			if ex.before != nil {
+				ex.before(t)
+			}
+			rec := httptest.NewRecorder()
+			ex.h.ServeHTTP(rec, ex.req)
+			res := rec.Result()
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != ex.want {
+				t.Fatalf("status %d, want %d; body %s", res.StatusCode, ex.want, body)
+			}
+			route := checkAgainstDocument(t, router, ex.req, res, body)
+			covered[route.Method+" "+route.Path+" "+fmt.Sprint(res.StatusCode)] = true
+		})
+	}
+	for _, missing := range uncovered(doc, covered) {
+		t.Errorf("documented but never answered by the test: %s", missing)
+	}
+}
+
+// notDriven are documented answers the test cannot bring about without a
+// bug: a 500 where no backing service is read after authentication.
+var notDriven = []string{
+	"POST /v1/networks/browser/ai-overview 500", "POST /v1/completions 500",
+}
+
+// uncovered lists the documented operation-status pairs not in covered.
+func uncovered(doc *openapi3.T, covered map[string]bool) []string {
+	var out []string
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for status := range op.Responses.Map() {
+				k := method + " " + path + " " + status
+				if !covered[k] && !slices.Contains(notDriven, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkAgainstDocument validates one answer (and, for a success, its
+// request) against the document, and fails on a header the document does
+// not name for that answer.
+func checkAgainstDocument(tb testing.TB, router routers.Router, req *http.Request, res *http.Response, body []byte) *routers.Route {
+	tb.Helper()
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		tb.Fatalf("%s %s is not in the document: %v", req.Method, req.URL.Path, err)
+	}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: res.StatusCode,
+		Header: res.Header, Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}}
+	out.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		tb.Errorf("answer does not match the document: %v\nbody: %.2000s", err, body)
+	}
+	if res.StatusCode < 300 && req.GetBody != nil {
+		if err := validateRequest(req, in); err != nil {
+			tb.Errorf("request does not match the document: %v", err)
+		}
+	}
+	documented := []string{"Content-Type", "Content-Length"}
+	if r := route.Operation.Responses.Status(res.StatusCode); r != nil {
+		for name := range r.Value.Headers {
+			documented = append(documented, http.CanonicalHeaderKey(name))
+		}
+	}
+	for name := range res.Header {
+		if !slices.Contains(documented, name) {
+			tb.Errorf("header %s is not documented for %d", name, res.StatusCode)
+		}
+	}
+	return route
+}
+
+// validateRequest checks a request that succeeded against the document
+// (with a fresh copy of its body).
+func validateRequest(req *http.Request, in *openapi3filter.RequestValidationInput) error {
+	r := req.Clone(context.Background())
+	body, err := req.GetBody()
+	if err != nil {
+		return err
+	}
+	r.Body = body
+	in.Request = r
+	return openapi3filter.ValidateRequest(context.Background(), in)
+}
+
+// registerTextDecoders lets openapi3filter read the non-JSON answers
+// (the reference page, its script, the event stream) as strings.
+func registerTextDecoders() {
+	for _, ct := range []string{"text/html", "text/javascript", "text/event-stream"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+	}
+}
+
+// req builds a request addressed to openapiHost.
+func req(method, path, key, body string) *http.Request {
+	r := request(method, openapiHost+path, key, body)
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	return r
+}
+
+// newOpenAPIFixture makes the servers: main (everything works), limited
+// (one request per key), broken (its database closed after the key was
+// cached), down (Redis unreachable) and unhealthy (a failing check).
+func newOpenAPIFixture(tb testing.TB) *openapiFixture {
+	tb.Helper()
+	rdb := testenv.Redis(tb)
+	up := newFakeUpstream(tb, modelReplies)
+	f := &openapiFixture{}
+	f.main = newTestServer(tb, 0, withOverviews(tb, rdb, time.Second), func(o *Options) {
+		o.Completions = Completions{URL: up.URL, Timeout: 10 * time.Second}
+		o.HealthChecks = map[string]func(context.Context) error{
+			"redis": func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		}
+	})
+	acc := newAccount(tb, f.main.db, true)
+	f.key, _ = newKey(tb, f.main.db, acc, apikey.AllScopes()...)
+	f.noScope, _ = newKey(tb, f.main.db, acc)
+	f.no2FA, _ = newKey(tb, f.main.db, newAccount(tb, f.main.db, false), apikey.AllScopes()...)
+	f.integration, f.secret = seedResources(tb, f.main, acc)
+	storeCachedOverview(tb, rdb)
+
+	f.limited = newTestServer(tb, 0, func(o *Options) { o.Limits = Limits{Redis: rdb, AI: 1, Other: 1} })
+	f.limitedKey, _ = newKey(tb, f.limited.db, newAccount(tb, f.limited.db, true), apikey.AllScopes()...)
+	f.broken = newTestServer(tb, time.Hour)
+	f.brokenKey, _ = newKey(tb, f.broken.db, newAccount(tb, f.broken.db, true), apikey.AllScopes()...)
+	do(tb, f.broken, request(http.MethodGet, "/v1/knowledgebase", f.brokenKey, ""))
+	f.broken.db.Close()
+
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: time.Second})
+	tb.Cleanup(func() { down.Close() })
+	f.down = newTestServer(tb, 0, withOverviews(tb, down, time.Second))
+	f.unhealthy = newTestServer(tb, 0, func(o *Options) {
+		o.HealthChecks = map[string]func(context.Context) error{
+			"redis": func(ctx context.Context) error { return down.Ping(ctx).Err() },
+		}
+	})
+	return f
+}
+
+// withOverviews gives a server the overview use case on rdb, waiting at
+// most wait for a job; no worker runs.
+func withOverviews(tb testing.TB, rdb *redis.Client, wait time.Duration) func(*Options) {
+	shots, err := storage.NewScreenshots(testenv.S3(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return func(o *Options) {
+		o.Overviews = overview.New(overview.Options{
+			Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
+			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
+			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
+		})
+	}
+}
+
+// seedResources gives acc a cluster, an integration and a secret.
+func seedResources(tb testing.TB, srv *testServer, acc uuid.UUID) (integration, secret string) {
+	tb.Helper()
+	ctx := context.Background()
+	if _, err := srv.db.CreateCluster(ctx, acc, "Site", "website", []byte(`{"url":"https://acme.example","pullType":"entire-website"}`)); err != nil {
+		tb.Fatal(err)
+	}
+	in, err := srv.db.CreateIntegration(ctx, acc, "google-looker-studio", []byte(`{"email":"a@acme.example"}`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sec, err := srv.secrets.Create(ctx, acc, "API_TOKEN", "s3cr3t")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in.String(), sec.String()
+}
+
+// storeCachedOverview caches an overview, with screenshots, for the
+// query "cached frogs" (us, en), as a worker would have.
+func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
+	tb.Helper()
+	c := kisa.Citation{URL: "https://nature.example/frogs", Title: "Frogs", Source: "Nature", Favicon: "https://nature.example/icon.png"}
+	res := kisa.Result{TakenAt: time.Now(), Overview: kisa.Overview{HasOverview: true, Text: "Frogs are green.",
+		Citations: []kisa.Citation{c}, Paragraphs: []kisa.Paragraph{{Text: "Frogs are green.", Citations: []kisa.Citation{c}}},
+		Sources: []kisa.Source{{URL: "https://nature.example/frogs", Title: "Frogs", Source: "nature.example", Icon: "https://nature.example/icon.png"}}},
+		Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotAfterLoad: "b.png", kisa.ShotAfterExpand: "c.png"}}
+	key := overview.CacheKey("cached frogs", "us", "en", true)
+	if err := storage.NewResults(rdb, testResultsPrefix).Store(context.Background(), key, res, time.Hour); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// modelReplies is the fake completions upstream: it answers by model.
+func modelReplies(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	body := string(b)
+	switch {
+	case strings.Contains(body, `"model":"stream"`):
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, strings.Join(sseEvents, ""))
+	case strings.Contains(body, `"model":"unknown"`):
+		answer(404, `{"error":{"message":"The model unknown does not exist"}}`)(w, r)
+	case strings.Contains(body, `"model":"busy"`):
+		answer(429, `{"error":{"message":"slow down"}}`, "Retry-After", "3")(w, r)
+	case strings.Contains(body, `"model":"broken"`):
+		answer(500, `{"error":{"message":"oops"}}`)(w, r)
+	default:
+		answer(200, chatReply)(w, r)
+	}
+}
+
+// exchanges are the requests of TestOpenAPIResponses: per endpoint its
+// success and each failure the document names.
+func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
+	const (
+		ov      = "/v1/networks/browser/ai-overview"
+		cmpl    = "/v1/completions"
+		unknown = "/v1/integrations/0b9b6f4e-0000-4000-8000-000000000000"
+	)
+	chat := func(model string, extra string) string {
+		return `{"model":"` + model + `","messages":[{"role":"user","content":"hi"}]` + extra + `}`
+	}
+	huge := `{"query":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
+	m := f.main.Server
+	var out []exchange
+	add := func(name string, h http.Handler, r *http.Request, want int) {
+		out = append(out, exchange{name: name, h: h, req: r, want: want})
+	}
+	reads := []string{"/v1/knowledgebase", "/v1/integrations", "/v1/integrations/" + f.integration, "/v1/secrets/" + f.secret}
+	for _, p := range reads {
+		add("GET "+p+" ok", m, req("GET", p, f.key, ""), 200)
+		add("GET "+p+" no header", m, req("GET", p, "", ""), 401)
+		add("GET "+p+" no scope", m, req("GET", p, f.noScope, ""), 403)
+		add("GET "+p+" database down", f.broken, req("GET", p, f.brokenKey, ""), 500)
+		out = append(out, exchange{name: "GET " + p + " rate limited", h: f.limited, want: 429,
+			req: req("GET", p, f.limitedKey, ""), before: func(tb testing.TB) {
+				do(tb, f.limited, req("GET", p, f.limitedKey, ""))
+			}})
+	}
+	add("GET integration unknown", m, req("GET", unknown, f.key, ""), 404)
+	add("GET secret unknown", m, req("GET", "/v1/secrets/not-a-uuid", f.key, ""), 404)
+	add("GET knowledgebase without 2FA", m, req("GET", "/v1/knowledgebase", f.no2FA, ""), 403)
+
+	add("overview from the cache", m, req("POST", ov, f.key, `{"query":"Cached  frogs","countryCode":"US","languageCode":"en"}`), 200)
+	add("overview from the cache, fields trimmed", m, req("POST", ov, f.key,
+		`{"query":"cached frogs","countryCode":"us","languageCode":"en","fields":{"sources":["url"],"citations":["title"],"paragraphs":{"text":false,"citations":["url"]}},"cache":{"enabled":true,"ttl":60}}`), 200)
+	add("overview not JSON", m, req("POST", ov, f.key, `{"query":`), 400)
+	add("overview no header", m, req("POST", ov, "", `{"query":"q"}`), 401)
+	add("overview no scope", m, req("POST", ov, f.noScope, `{"query":"q"}`), 403)
+	add("overview too large", m, req("POST", ov, f.key, huge), 413)
+	add("overview invalid", m, req("POST", ov, f.key, `{"query":"","countryCode":"xx","cache":{"ttl":0},"colour":1}`), 422)
+	add("overview Redis down", f.down, req("POST", ov, f.key, `{"query":"q"}`), 503)
+	out = append(out, exchange{name: "overview rate limited", h: f.limited, want: 429,
+		req: req("POST", ov, f.limitedKey, `{"query":"q"}`), before: func(tb testing.TB) {
+			do(tb, f.limited, req("GET", "/v1/knowledgebase", f.limitedKey, ""))
+		}})
+
+	add("completion", m, req("POST", cmpl, f.key, chat("gpt-test", `,"temperature":0.2`)), 200)
+	add("completion streamed", m, req("POST", cmpl, f.key, chat("stream", `,"stream":true`)), 200)
+	add("completion not JSON", m, req("POST", cmpl, f.key, `[]`), 400)
+	add("completion refused upstream", m, req("POST", cmpl, f.key, chat("unknown", "")), 400)
+	add("completion no header", m, req("POST", cmpl, "", chat("m", "")), 401)
+	add("completion no scope", m, req("POST", cmpl, f.noScope, chat("m", "")), 403)
+	add("completion too large", m, req("POST", cmpl, f.key, huge), 413)
+	add("completion invalid", m, req("POST", cmpl, f.key, `{"model":"m","messages":[{"role":"user"}]}`), 422)
+	add("completion upstream rate limit", m, req("POST", cmpl, f.key, chat("busy", "")), 429)
+	add("completion upstream fails", m, req("POST", cmpl, f.key, chat("broken", "")), 503)
+	add("completion not enabled", f.unhealthy, req("POST", cmpl, f.key, chat("m", "")), 503)
+
+	add("healthz", m, req("GET", "/healthz", "", ""), 200)
+	add("healthz unhealthy", f.unhealthy, req("GET", "/healthz", "", ""), 503)
+	add("metrics", m, req("GET", "/metrics", "", ""), 200)
+	add("openapi.json", m, req("GET", "/v1/openapi.json", "", ""), 200)
+	add("docs", m, req("GET", "/docs", "", ""), 200)
+	add("docs script", m, req("GET", "/docs/assets/redoc.standalone.js", "", ""), 200)
+	add("docs licence", m, req("GET", "/docs/assets/redoc-LICENSE.txt", "", ""), 200)
+	add("docs unknown file", m, req("GET", "/docs/assets/nothing.js", "", ""), 404)
+	return out
+}
