@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kisa-dev/kisa/client"
 	"github.com/kisa-dev/kisa/serpfixture"
 )
 
@@ -131,9 +133,12 @@ func TestOverviewEndToEnd(t *testing.T) {
 	})
 
 	t.Run("German page", func(t *testing.T) {
-		out := s.mustOK(t, `{"query":"warum ist der himmel blau","screenshots":false}`)
-		if !out.Data.Results.HasOverview || !strings.Contains(strings.ToLower(out.Data.Results.Text), "himmel") {
-			t.Errorf("German overview text = %q", out.Data.Results.Text)
+		out, err := s.api.Overview(context.Background(), client.OverviewRequest{Query: "warum ist der himmel blau", Screenshots: new(bool)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.Results.HasOverview || !strings.Contains(strings.ToLower(out.Results.Text), "himmel") || out.Results.Screenshots != nil {
+			t.Errorf("German overview = %+v, want one about the Himmel without screenshots", out.Results)
 		}
 	})
 
@@ -148,9 +153,9 @@ func TestOverviewEndToEnd(t *testing.T) {
 	t.Run("CAPTCHA is 503 with Retry-After, and is not cached", func(t *testing.T) {
 		for i := 1; i <= 2; i++ {
 			res, out, raw := s.post(t, `{"query":"captcha test","languageCode":"en","screenshots":false}`)
-			if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" ||
+			if res.Status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" ||
 				!strings.Contains(out.Error, "search engine refused") {
-				t.Errorf("try %d: status %d, Retry-After %q, body %s", i, res.StatusCode, res.Header.Get("Retry-After"), raw)
+				t.Errorf("try %d: status %d, Retry-After %q, body %s", i, res.Status, res.Header.Get("Retry-After"), raw)
 			}
 			if n := s.fixture.Visits("captcha test"); n != i {
 				t.Errorf("try %d: visits = %d, want %d (a fresh visit each time)", i, n, i)
@@ -176,7 +181,7 @@ func TestOverviewEndToEnd(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				res, _, _ := s.post(t, `{"query":"what is coalescing","languageCode":"en","screenshots":true}`)
-				codes[i] = res.StatusCode
+				codes[i] = res.Status
 			}()
 		}
 		wg.Wait()

@@ -17,6 +17,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/client"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/storage"
@@ -31,6 +32,7 @@ type stack struct {
 	worker  string // base URL of the worker's health and metrics listener
 	cdn     string
 	key     string
+	api     *client.Client // with s.key, retries off
 	fixture *serpfixture.Server
 	queue   *asynq.Inspector
 	env     func(string) string
@@ -76,6 +78,7 @@ func startStack(t *testing.T, o stackOptions) *stack {
 	}
 	s.waitHealthy(t)
 	s.key = newKey(t, db)
+	s.api = client.New(s.base, s.key, client.WithRetries(0, 0))
 	return s
 }
 
@@ -201,31 +204,28 @@ type overviewReply struct {
 	} `json:"data"`
 }
 
-// post sends an overview request and decodes the reply.
-func (s *stack) post(tb testing.TB, body string) (*http.Response, overviewReply, []byte) {
+// post sends an overview request through the Go client, with its
+// retries off (each call is one request, as the tests count visits), and
+// decodes the reply as it came.
+func (s *stack) post(tb testing.TB, body string) (*client.Response, overviewReply, []byte) {
 	tb.Helper()
-	req, _ := http.NewRequest(http.MethodPost, s.base+"/v1/networks/browser/ai-overview", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
+	res, err := s.api.Do(context.Background(), http.MethodPost, "/v1/networks/browser/ai-overview", json.RawMessage(body), nil)
+	if res == nil {
 		tb.Fatalf("POST ai-overview: %v", err)
 	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
 	var out overviewReply
-	if err := json.Unmarshal(raw, &out); err != nil {
-		tb.Fatalf("reply is not JSON: %v\n%s", err, raw)
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		tb.Fatalf("reply is not JSON: %v\n%s", err, res.Body)
 	}
-	return res, out, raw
+	return res, out, res.Body
 }
 
 // mustOK posts body and fails unless the answer is 200.
 func (s *stack) mustOK(tb testing.TB, body string) overviewReply {
 	tb.Helper()
 	res, out, raw := s.post(tb, body)
-	if res.StatusCode != http.StatusOK || !out.Status {
-		tb.Fatalf("POST %s: status %d, body %s", body, res.StatusCode, raw)
+	if res.Status != http.StatusOK || !out.Status {
+		tb.Fatalf("POST %s: status %d, body %s", body, res.Status, raw)
 	}
 	return out
 }
