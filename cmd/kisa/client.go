@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kisa-dev/kisa/client"
 	"github.com/kisa-dev/kisa/config"
@@ -25,11 +28,20 @@ type clientCommand struct {
 	define  func(fs *flag.FlagSet) func(args []string) (clientCall, error)
 }
 
-// clientCall is one API request: method, path and JSON body (nil: none).
+// clientCall is one API request: method, path and JSON body (nil: none),
+// or run, for a command that makes several.
 type clientCall struct {
 	method, path string
 	body         any
+	run          func(context.Context, *client.Client) (any, error)
 }
+
+// Paths of the async overview resources.
+const (
+	overviewPath    = "/v1/networks/browser/ai-overview"
+	overviewJobs    = overviewPath + "/jobs"
+	overviewBatches = overviewPath + "/batches"
+)
 
 func clientCommands() []clientCommand {
 	return []clientCommand{
@@ -39,6 +51,10 @@ func clientCommands() []clientCommand {
 		{"secret", "<id>", "show one secret (its value masked)", withID("/v1/secrets/")},
 		{"overview", "<query>", "read the AI overview of a results page and wait for it", defineOverview},
 		{"complete", "<message>", "run a chat completion through the configured upstream", defineComplete},
+		{"jobs list", "", "list the account's async overview jobs, newest first", defineJobsList},
+		{"jobs get", "<id>", "show one async overview job", withID(overviewJobs + "/")},
+		{"jobs wait", "<id>", "poll an async overview job until it has ended, then show it", defineJobsWait},
+		{"batch get", "<id>", "show one batch of async overview jobs", withID(overviewBatches + "/")},
 	}
 }
 
@@ -55,7 +71,8 @@ func runClient(ctx context.Context, e env, args []string) error {
 		return nil
 	}
 	for _, c := range clientCommands() {
-		if c.name != args[0] {
+		words := strings.Fields(c.name)
+		if len(args) < len(words) || strings.Join(args[:len(words)], " ") != c.name {
 			continue
 		}
 		cfg, err := config.Load(e.getenv)
@@ -65,7 +82,7 @@ func runClient(ctx context.Context, e env, args []string) error {
 		fs := flags(e, "client "+c.name+" "+c.usage, c.summary)
 		base := fs.String("url", cfg.ClientURL, "base URL of the API (default $KISA_URL)")
 		build := c.define(fs)
-		pos, err := parseInterspersed(fs, args[1:])
+		pos, err := parseInterspersed(fs, args[len(words):])
 		if err != nil {
 			return err
 		}
@@ -76,10 +93,33 @@ func runClient(ctx context.Context, e env, args []string) error {
 		if cfg.ClientKey == "" {
 			return errors.New("client: KISA_API_KEY: must be set to an API key")
 		}
-		return callAndPrint(ctx, e, client.New(*base, cfg.ClientKey), call)
+		api := client.New(*base, cfg.ClientKey)
+		if call.run != nil {
+			v, err := call.run(ctx, api)
+			return printData(e, v, err)
+		}
+		return callAndPrint(ctx, e, api, call)
 	}
 	clientUsage(e.stderr)
 	return fmt.Errorf("client: unknown command %q", args[0])
+}
+
+// printData prints what a multi-request command returned, or its error.
+func printData(e env, v any, err error) error {
+	if err != nil {
+		var apiErr *client.Error
+		if errors.As(err, &apiErr) {
+			b, _ := json.MarshalIndent(apiErr, "", "  ")
+			fmt.Fprintf(e.stderr, "%s\n", b)
+		}
+		return err
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+	return err
 }
 
 // callAndPrint makes the call and prints the answer's data, indented.
@@ -148,6 +188,8 @@ func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 	noCache := fs.Bool("no-cache", false, "neither read nor write the result cache")
 	ttl := fs.Int("ttl", 0, "cache lifetime in seconds, 1 to 86400 (API default 120)")
 	fields := fs.String("fields", "", `field selection as JSON, e.g. '{"sources":["url","title"]}'`)
+	async := fs.Bool("async", false, "submit as an async job and print it at once (202)")
+	webhook := fs.String("webhook", "", "with --async: URL to call, signed, when the job ends")
 	return func(args []string) (clientCall, error) {
 		if len(args) != 1 {
 			return clientCall{}, errors.New("give the query as one argument (quote it)")
@@ -168,7 +210,16 @@ func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 				return clientCall{}, fmt.Errorf("--fields: %w", err)
 			}
 		}
-		return clientCall{method: http.MethodPost, path: "/v1/networks/browser/ai-overview", body: req}, nil
+		if *async || *webhook != "" {
+			body := map[string]any{"async": true}
+			b, _ := json.Marshal(req)
+			_ = json.Unmarshal(b, &body)
+			if *webhook != "" {
+				body["webhook"] = *webhook
+			}
+			return clientCall{method: http.MethodPost, path: overviewPath, body: body}, nil
+		}
+		return clientCall{method: http.MethodPost, path: overviewPath, body: req}, nil
 	}
 }
 
@@ -185,6 +236,43 @@ func defineComplete(fs *flag.FlagSet) func([]string) (clientCall, error) {
 		}
 		req.Messages = append(req.Messages, client.Message{Role: "user", Content: args[0]})
 		return clientCall{method: http.MethodPost, path: "/v1/completions", body: req}, nil
+	}
+}
+
+func defineJobsList(fs *flag.FlagSet) func([]string) (clientCall, error) {
+	status := fs.String("status", "", "only jobs in this status: queued, running, done or failed")
+	limit := fs.Int("limit", 0, "jobs per page, 1 to 100 (API default 20)")
+	cursor := fs.String("cursor", "", "nextCursor of the page before")
+	return func(args []string) (clientCall, error) {
+		if len(args) > 0 {
+			return clientCall{}, fmt.Errorf("unexpected argument %q", args[0])
+		}
+		q := url.Values{}
+		for k, v := range map[string]string{"status": *status, "cursor": *cursor} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		if *limit != 0 {
+			q.Set("limit", strconv.Itoa(*limit))
+		}
+		path := overviewJobs
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		return clientCall{method: http.MethodGet, path: path}, nil
+	}
+}
+
+func defineJobsWait(fs *flag.FlagSet) func([]string) (clientCall, error) {
+	every := fs.Duration("every", 2*time.Second, "how often to poll")
+	return func(args []string) (clientCall, error) {
+		if len(args) != 1 {
+			return clientCall{}, errors.New("give exactly one id")
+		}
+		return clientCall{run: func(ctx context.Context, c *client.Client) (any, error) {
+			return c.WaitJob(ctx, args[0], *every)
+		}}, nil
 	}
 }
 
