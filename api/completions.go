@@ -181,15 +181,15 @@ func upstreamMessage(b []byte) string {
 	return msg
 }
 
-// parseCompletionRequest validates a chat-completion request: a JSON
-// object (else 400) with a non-empty `model`, a non-empty `messages`
+// parseCompletionRequest validates a chat-completion request: a strict
+// JSON object (decodeJSONObject; else 400) with a non-empty `model`, a non-empty `messages`
 // array of objects that each have a `role` and a `content`, and `stream`,
 // when given, a boolean (else 422 naming every field). Other fields go
 // upstream untouched. It reports whether a stream was asked for.
 func parseCompletionRequest(body []byte) (bool, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil || top == nil {
-		return false, Errorf(CodeBadRequest, "request body must be a JSON object")
+	top, err := decodeJSONObject(body)
+	if err != nil {
+		return false, err
 	}
 	v := validation{}
 	requireString(v, "model", top["model"])

@@ -92,6 +92,8 @@ func TestCompletionsValidation(t *testing.T) {
 	}{
 		{name: "not an object", body: `[1]`, want: 400,
 			wantBody: `{"status":false,"error":"request body must be a JSON object"}`},
+		{name: "duplicate key", body: `{"model":"a","model":"b","messages":[{"role":"user","content":"hi"}]}`, want: 400,
+			wantBody: `{"status":false,"error":"request body has the key \"model\" twice"}`},
 		{name: "everything missing", body: `{}`, want: 422,
 			wantBody: `{"status":false,"error":"validation failed","errors":{"model":"is required","messages":"is required"}}`},
 		{name: "empty messages, blank model", body: `{"model":"  ","messages":[]}`, want: 422,

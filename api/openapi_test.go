@@ -371,6 +371,7 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("overview from the cache, fields trimmed", m, req("POST", ov, f.key,
 		`{"query":"cached frogs","countryCode":"us","languageCode":"en","fields":{"sources":["url"],"citations":["title"],"paragraphs":{"text":false,"citations":["url"]}},"cache":{"enabled":true,"ttl":60}}`), 200)
 	add("overview not JSON", m, req("POST", ov, f.key, `{"query":`), 400)
+	add("overview duplicate key", m, req("POST", ov, f.key, `{"query":"a","query":"b"}`), 400)
 	add("overview no header", m, req("POST", ov, "", `{"query":"q"}`), 401)
 	add("overview no scope", m, req("POST", ov, f.noScope, `{"query":"q"}`), 403)
 	add("overview too large", m, req("POST", ov, f.key, huge), 413)
