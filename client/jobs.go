@@ -86,15 +86,27 @@ const overviewPath = "/v1/networks/browser/ai-overview"
 // asyncOverview is an OverviewRequest submitted as a job.
 type asyncOverview struct {
 	OverviewRequest
-	Async   bool   `json:"async"`
-	Webhook string `json:"webhook,omitempty"`
+	Async   bool         `json:"async"`
+	Webhook *webhookSpec `json:"webhook,omitempty"`
+}
+
+// webhookSpec is the webhook of a submission: {"url": "..."}.
+type webhookSpec struct {
+	URL string `json:"url"`
+}
+
+func hook(url string) *webhookSpec {
+	if url == "" {
+		return nil
+	}
+	return &webhookSpec{URL: url}
 }
 
 // SubmitOverview submits req as an async job (202) and returns it at
 // once, queued; webhookURL (may be empty) is called, signed, when it ends.
 func (c *Client) SubmitOverview(ctx context.Context, req OverviewRequest, webhookURL string) (Job, error) {
 	var out Job
-	_, err := c.Do(ctx, http.MethodPost, overviewPath, asyncOverview{req, true, webhookURL}, &out)
+	_, err := c.Do(ctx, http.MethodPost, overviewPath, asyncOverview{req, true, hook(webhookURL)}, &out)
 	return out, err
 }
 
@@ -147,8 +159,8 @@ func (c *Client) WaitJob(ctx context.Context, id string, interval time.Duration)
 func (c *Client) SubmitBatch(ctx context.Context, reqs []OverviewRequest, webhookURL string) (Batch, error) {
 	body := struct {
 		Requests []OverviewRequest `json:"requests"`
-		Webhook  string            `json:"webhook,omitempty"`
-	}{reqs, webhookURL}
+		Webhook  *webhookSpec      `json:"webhook,omitempty"`
+	}{reqs, hook(webhookURL)}
 	var out Batch
 	_, err := c.Do(ctx, http.MethodPost, overviewPath+"/batch", body, &out)
 	return out, err

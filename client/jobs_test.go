@@ -42,7 +42,7 @@ func TestSubmitOverview(t *testing.T) {
 	if err != nil || job.ID != "j1" || job.Final() {
 		t.Fatalf("job %+v, error %v", job, err)
 	}
-	want := []string{`{"query":"q","languageCode":"en","async":true,"webhook":"https://hooks.example/kisa"}`}
+	want := []string{`{"query":"q","languageCode":"en","async":true,"webhook":{"url":"https://hooks.example/kisa"}}`}
 	if diff := cmp.Diff(want, srv.received()); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}

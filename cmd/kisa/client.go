@@ -215,7 +215,7 @@ func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 			b, _ := json.Marshal(req)
 			_ = json.Unmarshal(b, &body)
 			if *webhook != "" {
-				body["webhook"] = *webhook
+				body["webhook"] = map[string]string{"url": *webhook}
 			}
 			return clientCall{method: http.MethodPost, path: overviewPath, body: body}, nil
 		}
