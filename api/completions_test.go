@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/testenv"
 )
 
 // fakeUpstream is a small OpenAI-compatible chat-completions server on
@@ -268,5 +269,32 @@ func readEvent(tb testing.TB, r *bufio.Reader) string {
 		if line == "\n" {
 			return b.String()
 		}
+	}
+}
+
+// TestCompletionsSpendAIBudget checks that a completion spends the key's
+// AI budget, shared with overviews, and not the other one.
+func TestCompletionsSpendAIBudget(t *testing.T) {
+	up := newFakeUpstream(t, answer(200, chatReply))
+	rdb := testenv.Redis(t)
+	srv := newTestServer(t, 0, func(o *Options) {
+		o.Completions = Completions{URL: up.URL, Timeout: 10 * time.Second}
+		o.Limits = Limits{Redis: rdb, AI: 1, Other: 100}
+	})
+	key, _ := newKey(t, srv.db, newAccount(t, srv.db, true), apikey.AllScopes()...)
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	first := do(t, srv, request(http.MethodPost, "/v1/completions", key, body))
+	if first.Status != 200 || first.Header.Get("RateLimit-Limit") != "1" {
+		t.Fatalf("first completion: %d, RateLimit-Limit %q; want 200 and 1", first.Status, first.Header.Get("RateLimit-Limit"))
+	}
+	for _, r := range []*http.Request{request(http.MethodPost, "/v1/completions", key, body),
+		request(http.MethodPost, "/v1/networks/browser/ai-overview", key, `{"query":"q"}`)} {
+		res := do(t, srv, r)
+		if res.Status != 429 || !strings.Contains(res.Body, "1 AI requests a minute") {
+			t.Errorf("%s after the budget: %d %s; want 429 naming the AI budget", r.URL.Path, res.Status, res.Body)
+		}
+	}
+	if res := get(t, srv, "/v1/knowledgebase", key); res.Status != 200 {
+		t.Errorf("knowledgebase: %d, want 200 (the other budget)", res.Status)
 	}
 }

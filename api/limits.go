@@ -20,7 +20,7 @@ import (
 // kept in Redis, so that they hold across any number of web processes.
 type Limits struct {
 	Redis      redis.UniversalClient // nil: no limits
-	AI         int                   // AI requests (overviews) per minute and key; 0: no limit
+	AI         int                   // AI requests (overviews, completions) per minute and key; 0: no limit
 	Other      int                   // every other request per minute and key; 0: no limit
 	Concurrent int                   // overview requests of one key waiting at once; 0: no limit
 	// Hold is the longest a request keeps its concurrency slot: the slot
@@ -106,7 +106,7 @@ func (s *Server) limitRate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	budget, limit := l.budget(mustPrincipal(c), c.FullPath() == overviewPath || c.FullPath() == batchPath)
+	budget, limit := l.budget(mustPrincipal(c), aiRoutes[c.FullPath()])
 	if limit <= 0 {
 		c.Next()
 		return

@@ -78,6 +78,9 @@ type Server struct {
 // overviewPath is the route of AI overviews, which spend the AI budget.
 const overviewPath = "/v1/networks/browser/ai-overview"
 
+// aiRoutes are the routes that spend a key's AI budget (Limits.AI).
+var aiRoutes = map[string]bool{overviewPath: true, batchPath: true, completionsPath: true}
+
 // DashboardPath is where the queue dashboard is served.
 const DashboardPath = "/admin/queues"
 
@@ -135,7 +138,6 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1")+"/:id", run, s.getJob)
 	v1.POST(strings.TrimPrefix(batchPath, "/v1"), run, s.submitBatch)
 	v1.GET(strings.TrimPrefix(batchesPath, "/v1")+"/:id", run, s.getBatch)
-	// AI budget: completions are to spend it like overviews once limitRate knows the AI routes (ops).
 	v1.POST(strings.TrimPrefix(completionsPath, "/v1"), s.require(apikey.ScopeCompletionsRun), s.completions)
 	return r
 }
