@@ -104,9 +104,15 @@ func (l *pageLog) snapshot() (map[network.RequestID]string, map[network.RequestI
 // loopback is reachable) and records what its tab does.
 func docsBrowser(t *testing.T) (context.Context, *pageLog) {
 	t.Helper()
+	// The profile is removed by hand, after the browser: Chromium's helpers
+	// may still write to it for a moment, which t.TempDir would fail on.
+	profile, err := os.MkdirTemp("", "kisa-docs-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(testenv.Chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1600),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 1600),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"),
@@ -114,7 +120,13 @@ func docsBrowser(t *testing.T) (context.Context, *pageLog) {
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(alloc)
 	ctx, cancelTime := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx) // closes the browser
+		cancelTime()
+		cancelTab()
+		cancelAlloc()
+		_ = os.RemoveAll(profile)
+	})
 	log := &pageLog{requests: map[network.RequestID]string{}, blocked: map[network.RequestID]bool{}}
 	chromedp.ListenTarget(ctx, log.record)
 	if err := chromedp.Run(ctx, network.Enable()); err != nil {

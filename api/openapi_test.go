@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
+	"github.com/hibiken/asynqmon"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa"
@@ -61,13 +63,27 @@ func loadOpenAPI(tb testing.TB) (*openapi3.T, routers.Router) {
 // document, and every operation of the document is served.
 func TestOpenAPIRoutes(t *testing.T) {
 	doc, _ := loadOpenAPI(t)
-	srv := newTestServer(t, 0)
-	var served []string
+	srv := newTestServer(t, 0, withDashboard(t, testenv.Redis(t)))
+	byPath := map[string][]string{}
 	for _, r := range srv.router.Routes() {
-		served = append(served, r.Method+" "+ginPathToOpenAPI(r.Path))
+		p := ginPathToOpenAPI(r.Path)
+		byPath[p] = append(byPath[p], r.Method)
+	}
+	var served []string
+	for p, methods := range byPath {
+		if len(methods) == len(anyMethods) {
+			methods = []string{"ANY"} // r.Any: compared by its path alone
+		}
+		for _, m := range methods {
+			served = append(served, m+" "+p)
+		}
 	}
 	var documented []string
 	for path, item := range doc.Paths.Map() {
+		if slices.Equal(byPath[path], anyMethods) {
+			documented = append(documented, "ANY "+path)
+			continue
+		}
 		for method := range item.Operations() {
 			documented = append(documented, method+" "+path)
 		}
@@ -77,6 +93,20 @@ func TestOpenAPIRoutes(t *testing.T) {
 	if diff := cmp.Diff(documented, served); diff != "" {
 		t.Errorf("routes (-documented +served):\n%s", diff)
 	}
+}
+
+// anyMethods are the methods gin's r.Any registers, in its order.
+var anyMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodHead,
+	http.MethodOptions, http.MethodDelete, http.MethodConnect, http.MethodTrace}
+
+// withDashboard turns on the admin routes: /metrics and asynqmon on rdb
+// at /admin/queues, behind testAdminToken.
+func withDashboard(tb testing.TB, rdb *redis.Client) func(*Options) {
+	opt := rdb.Options()
+	mon := asynqmon.New(asynqmon.Options{RootPath: DashboardPath,
+		RedisConnOpt: asynq.RedisClientOpt{Addr: opt.Addr, DB: opt.DB, Password: opt.Password}})
+	tb.Cleanup(func() { mon.Close() })
+	return func(o *Options) { o.AdminToken, o.Dashboard = testAdminToken, mon }
 }
 
 // ginPathToOpenAPI writes gin's /a/:id as /a/{id}.
@@ -118,15 +148,18 @@ func TestOpenAPIResponses(t *testing.T) {
 	registerTextDecoders()
 	f := newOpenAPIFixture(t)
 	covered := map[string]bool{}
+	listeners := map[http.Handler]*httptest.Server{}
+	parent := t
 	for _, ex := range f.exchanges(t) {
 		t.Run(ex.name, func(t *testing.T) {
 			if ex.before != nil {
 				ex.before(t)
 			}
-			rec := httptest.NewRecorder()
-			ex.h.ServeHTTP(rec, ex.req)
-			res := rec.Result()
-			body, _ := io.ReadAll(res.Body)
+			if listeners[ex.h] == nil {
+				listeners[ex.h] = httptest.NewServer(ex.h)
+				parent.Cleanup(listeners[ex.h].Close)
+			}
+			res, body := send(t, listeners[ex.h].URL, ex.req)
 			if res.StatusCode != ex.want {
 				t.Fatalf("status %d, want %d; body %s", res.StatusCode, ex.want, body)
 			}
@@ -137,6 +170,28 @@ func TestOpenAPIResponses(t *testing.T) {
 	for _, missing := range uncovered(doc, covered) {
 		t.Errorf("documented but never answered by the test: %s", missing)
 	}
+}
+
+// send sends a copy of r (addressed to openapiHost) to the server at
+// base, over HTTP, and returns the answer with its whole body.
+func send(tb testing.TB, base string, r *http.Request) (*http.Response, []byte) {
+	tb.Helper()
+	out := r.Clone(context.Background())
+	out.URL, _ = url.Parse(base + r.URL.RequestURI())
+	out.Host, out.RequestURI = "", ""
+	if r.GetBody != nil {
+		out.Body, _ = r.GetBody()
+	}
+	res, err := http.DefaultTransport.RoundTrip(out)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", r.Method, r.URL.Path, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res, body
 }
 
 // notDriven are documented answers the test cannot bring about without a
@@ -184,7 +239,7 @@ func checkAgainstDocument(tb testing.TB, router routers.Router, req *http.Reques
 			tb.Errorf("request does not match the document: %v", err)
 		}
 	}
-	documented := []string{"Content-Type", "Content-Length"}
+	documented := []string{"Content-Type", "Content-Length", "Date", "Connection"}
 	if r := route.Operation.Responses.Status(res.StatusCode); r != nil {
 		for name := range r.Value.Headers {
 			documented = append(documented, http.CanonicalHeaderKey(name))
@@ -236,8 +291,9 @@ func newOpenAPIFixture(tb testing.TB) *openapiFixture {
 	rdb := testenv.Redis(tb)
 	up := newFakeUpstream(tb, modelReplies)
 	f := &openapiFixture{}
-	f.main = newTestServer(tb, 0, withOverviews(tb, rdb, time.Second), func(o *Options) {
+	f.main = newTestServer(tb, 0, withOverviews(tb, rdb, time.Second), withDashboard(tb, rdb), func(o *Options) {
 		o.Completions = Completions{URL: up.URL, Timeout: 10 * time.Second}
+		o.Limits = Limits{Redis: rdb, AI: 1000, Other: 1000, Concurrent: 10, Hold: time.Minute}
 		o.HealthChecks = map[string]func(context.Context) error{
 			"redis": func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		}
@@ -379,7 +435,7 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("overview Redis down", f.down, req("POST", ov, f.key, `{"query":"q"}`), 503)
 	out = append(out, exchange{name: "overview rate limited", h: f.limited, want: 429,
 		req: req("POST", ov, f.limitedKey, `{"query":"q"}`), before: func(tb testing.TB) {
-			do(tb, f.limited, req("GET", "/v1/knowledgebase", f.limitedKey, ""))
+			do(tb, f.limited, req("POST", ov, f.limitedKey, `{"query":"q"}`))
 		}})
 
 	add("completion", m, req("POST", cmpl, f.key, chat("gpt-test", `,"temperature":0.2`)), 200)
@@ -394,9 +450,19 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("completion upstream fails", m, req("POST", cmpl, f.key, chat("broken", "")), 503)
 	add("completion not enabled", f.unhealthy, req("POST", cmpl, f.key, chat("m", "")), 503)
 
-	add("healthz", m, req("GET", "/healthz", "", ""), 200)
-	add("healthz unhealthy", f.unhealthy, req("GET", "/healthz", "", ""), 503)
-	add("metrics", m, req("GET", "/metrics", "", ""), 200)
+	for _, p := range []string{"/readyz", "/healthz"} {
+		add(p, m, req("GET", p, "", ""), 200)
+		add(p+" not ready", f.unhealthy, req("GET", p, "", ""), 503)
+	}
+	add("livez", m, req("GET", "/livez", "", ""), 200)
+	add("metrics", m, req("GET", "/metrics", testAdminToken, ""), 200)
+	add("metrics without the admin token", m, req("GET", "/metrics", f.key, ""), 401)
+	dash := req("GET", DashboardPath, "", "")
+	dash.SetBasicAuth("admin", testAdminToken)
+	add("dashboard", m, dash, 200)
+	add("dashboard without the admin token", m, req("GET", DashboardPath, "", ""), 401)
+	add("dashboard file", m, req("GET", DashboardPath+"/manifest.json", testAdminToken, ""), 200)
+	add("dashboard file without the admin token", m, req("GET", DashboardPath+"/manifest.json", "", ""), 401)
 	add("openapi.json", m, req("GET", "/v1/openapi.json", "", ""), 200)
 	add("docs", m, req("GET", "/docs", "", ""), 200)
 	add("docs script", m, req("GET", "/docs/assets/redoc.standalone.js", "", ""), 200)
