@@ -46,6 +46,7 @@ type OverviewRequest struct {
 	CountryCode  string          `json:"countryCode,omitempty"`
 	LanguageCode string          `json:"languageCode,omitempty"`
 	Screenshots  *bool           `json:"screenshots,omitempty"`
+	RawHTML      bool            `json:"rawHtml,omitempty"` // also answer a URL of the page's HTML (gzip)
 	Fields       *OverviewFields `json:"fields,omitempty"`
 	Cache        *CacheSettings  `json:"cache,omitempty"`
 }
@@ -55,6 +56,7 @@ type OverviewFields struct {
 	Sources    []string        `json:"sources,omitempty"`
 	Citations  []string        `json:"citations,omitempty"`
 	Paragraphs *ParagraphField `json:"paragraphs,omitempty"`
+	RawHTML    *bool           `json:"rawHtml,omitempty"` // false drops rawHtml (default true)
 }
 
 // ParagraphField selects the fields of paragraphs.
@@ -79,12 +81,16 @@ type OverviewResponse struct {
 // Overview is the AI overview of one results page (spec 2.4). Fields
 // left out by OverviewFields are empty.
 type Overview struct {
-	HasOverview bool         `json:"hasOverview"`
+	HasOverview bool `json:"hasOverview"`
+	// Complete is false when the overview was still streaming when the
+	// page was read; the other fields hold what was there.
+	Complete    bool         `json:"complete"`
 	Text        string       `json:"text"`
 	Paragraphs  []Paragraph  `json:"paragraphs"`
 	Citations   []Citation   `json:"citations"`
 	Sources     []Source     `json:"sources"`
 	Screenshots *Screenshots `json:"screenshots,omitempty"`
+	RawHTML     string       `json:"rawHtml,omitempty"` // presigned URL of the page's HTML, when asked for
 }
 
 // Paragraph is one paragraph of the overview with its citations.

@@ -185,6 +185,7 @@ func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 	country := fs.String("country", "", "ISO 3166-1 alpha-2 country code (API default at)")
 	lang := fs.String("language", "", "ISO 639-1 language code (API default de)")
 	noShots := fs.Bool("no-screenshots", false, "ask for no screenshots")
+	rawHTML := fs.Bool("raw-html", false, "also answer a URL of the page's HTML (results.rawHtml)")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the result cache")
 	ttl := fs.Int("ttl", 0, "cache lifetime in seconds, 1 to 86400 (API default 120)")
 	fields := fs.String("fields", "", `field selection as JSON, e.g. '{"sources":["url","title"]}'`)
@@ -194,7 +195,7 @@ func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 		if len(args) != 1 {
 			return clientCall{}, errors.New("give the query as one argument (quote it)")
 		}
-		req := client.OverviewRequest{Query: args[0], CountryCode: *country, LanguageCode: *lang}
+		req := client.OverviewRequest{Query: args[0], CountryCode: *country, LanguageCode: *lang, RawHTML: *rawHTML}
 		if *noShots {
 			req.Screenshots = new(bool)
 		}
