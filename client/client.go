@@ -66,9 +66,9 @@ func New(baseURL, key string, opts ...Option) *Client {
 // Response is one answer of the API as received: its status, headers
 // (X-Request-Id, RateLimit-*, Location, Retry-After) and raw body.
 type Response struct {
-	Status int
-	Header http.Header
-	Body   []byte
+	StatusCode int
+	Header     http.Header
+	Body       []byte
 }
 
 // RequestID is the answer's X-Request-Id, to quote in a support request.
@@ -171,7 +171,7 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte) (*R
 	if err != nil {
 		return nil, fmt.Errorf("kisa: %s %s: read answer: %w", method, path, err)
 	}
-	return &Response{Status: res.StatusCode, Header: res.Header, Body: b}, nil
+	return &Response{StatusCode: res.StatusCode, Header: res.Header, Body: b}, nil
 }
 
 // send sends one request and returns the open answer.
@@ -204,7 +204,7 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, acc
 func decodeAnswer(res *Response, out any) error {
 	var env envelope
 	jsonErr := json.Unmarshal(res.Body, &env)
-	if res.Status >= 200 && res.Status < 300 {
+	if res.StatusCode >= 200 && res.StatusCode < 300 {
 		if jsonErr != nil {
 			return apiError(res, "the answer is not JSON: "+jsonErr.Error(), env)
 		}
@@ -217,14 +217,14 @@ func decodeAnswer(res *Response, out any) error {
 	}
 	msg := env.Error
 	if jsonErr != nil || msg == "" {
-		msg = http.StatusText(res.Status)
+		msg = http.StatusText(res.StatusCode)
 	}
 	return apiError(res, msg, env)
 }
 
 func apiError(res *Response, msg string, env envelope) *Error {
 	wait, _ := parseRetryAfter(res.Header.Get("Retry-After"), time.Now())
-	return &Error{Status: res.Status, Message: msg, Fields: env.Errors, Docs: env.Docs,
+	return &Error{Status: res.StatusCode, Message: msg, Fields: env.Errors, Docs: env.Docs,
 		RequestID: res.RequestID(), RetryAfter: wait}
 }
 
@@ -232,7 +232,7 @@ func apiError(res *Response, msg string, env envelope) *Error {
 // long to wait first: 429 and 503 only, Retry-After when given (1, 2, 4 s
 // ... otherwise), never longer than maxWait.
 func (c *Client) retryAfter(res *Response, attempt int) (time.Duration, bool) {
-	if res.Status != http.StatusTooManyRequests && res.Status != http.StatusServiceUnavailable || attempt >= c.maxRetries {
+	if res.StatusCode != http.StatusTooManyRequests && res.StatusCode != http.StatusServiceUnavailable || attempt >= c.maxRetries {
 		return 0, false
 	}
 	wait, ok := parseRetryAfter(res.Header.Get("Retry-After"), time.Now())

@@ -222,7 +222,7 @@ func (c *Client) CompleteStream(ctx context.Context, req CompletionRequest, each
 	defer res.Body.Close()
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		b, _ := io.ReadAll(res.Body)
-		r := &Response{Status: res.StatusCode, Header: res.Header, Body: b}
+		r := &Response{StatusCode: res.StatusCode, Header: res.Header, Body: b}
 		if err := decodeAnswer(r, nil); err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	done := make(chan reply, 1)
 	go func() {
 		res, out, raw := s.post(t, `{"query":"`+q+`","languageCode":"en","screenshots":true}`)
-		done <- reply{res.Status, out, raw}
+		done <- reply{res.StatusCode, out, raw}
 	}()
 	waitFor(t, 60*time.Second, func() bool { return s.fixture.Visits(q) == 1 }, "the first worker to open the page")
 	if err := first.Process.Kill(); err != nil {

@@ -153,9 +153,9 @@ func TestOverviewEndToEnd(t *testing.T) {
 	t.Run("CAPTCHA is 503 with Retry-After, and is not cached", func(t *testing.T) {
 		for i := 1; i <= 2; i++ {
 			res, out, raw := s.post(t, `{"query":"captcha test","languageCode":"en","screenshots":false}`)
-			if res.Status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" ||
+			if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" ||
 				!strings.Contains(out.Error, "search engine refused") {
-				t.Errorf("try %d: status %d, Retry-After %q, body %s", i, res.Status, res.Header.Get("Retry-After"), raw)
+				t.Errorf("try %d: status %d, Retry-After %q, body %s", i, res.StatusCode, res.Header.Get("Retry-After"), raw)
 			}
 			if n := s.fixture.Visits("captcha test"); n != i {
 				t.Errorf("try %d: visits = %d, want %d (a fresh visit each time)", i, n, i)
@@ -181,7 +181,7 @@ func TestOverviewEndToEnd(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				res, _, _ := s.post(t, `{"query":"what is coalescing","languageCode":"en","screenshots":true}`)
-				codes[i] = res.Status
+				codes[i] = res.StatusCode
 			}()
 		}
 		wg.Wait()

@@ -224,8 +224,8 @@ func (s *stack) post(tb testing.TB, body string) (*client.Response, overviewRepl
 func (s *stack) mustOK(tb testing.TB, body string) overviewReply {
 	tb.Helper()
 	res, out, raw := s.post(tb, body)
-	if res.Status != http.StatusOK || !out.Status {
-		tb.Fatalf("POST %s: status %d, body %s", body, res.Status, raw)
+	if res.StatusCode != http.StatusOK || !out.Status {
+		tb.Fatalf("POST %s: status %d, body %s", body, res.StatusCode, raw)
 	}
 	return out
 }
