@@ -129,6 +129,9 @@ type exchange struct {
 	want int
 	// before runs just before the request (e.g. to spend a rate limit).
 	before func(tb testing.TB)
+	// contains, when set, must be in the answer's body: the case really
+	// produced the field it is there for.
+	contains string
 }
 
 // openapiFixture is the servers and keys TestOpenAPIResponses drives.
@@ -162,6 +165,9 @@ func TestOpenAPIResponses(t *testing.T) {
 			res, body := send(t, listeners[ex.h].URL, ex.req)
 			if res.StatusCode != ex.want {
 				t.Fatalf("status %d, want %d; body %s", res.StatusCode, ex.want, body)
+			}
+			if !strings.Contains(string(body), ex.contains) {
+				t.Errorf("body lacks %s: %.1500s", ex.contains, body)
 			}
 			route := checkAgainstDocument(t, router, ex.req, res, body)
 			covered[route.Method+" "+route.Path+" "+fmt.Sprint(res.StatusCode)] = true
@@ -362,7 +368,7 @@ func seedResources(tb testing.TB, srv *testServer, acc uuid.UUID) (integration, 
 func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 	tb.Helper()
 	c := kisa.Citation{URL: "https://nature.example/frogs", Title: "Frogs", Source: "Nature", Favicon: "https://nature.example/icon.png"}
-	res := kisa.Result{TakenAt: time.Now(), Overview: kisa.Overview{HasOverview: true, Text: "Frogs are green.",
+	res := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", Overview: kisa.Overview{HasOverview: true, Complete: true, Text: "Frogs are green.",
 		Citations: []kisa.Citation{c}, Paragraphs: []kisa.Paragraph{{Text: "Frogs are green.", Citations: []kisa.Citation{c}}},
 		Sources: []kisa.Source{{URL: "https://nature.example/frogs", Title: "Frogs", Source: "nature.example", Icon: "https://nature.example/icon.png"}}},
 		Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotAfterLoad: "b.png", kisa.ShotAfterExpand: "c.png"}}
@@ -426,6 +432,8 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("overview from the cache", m, req("POST", ov, f.key, `{"query":"Cached  frogs","countryCode":"US","languageCode":"en"}`), 200)
 	add("overview from the cache, fields trimmed", m, req("POST", ov, f.key,
 		`{"query":"cached frogs","countryCode":"us","languageCode":"en","fields":{"sources":["url"],"citations":["title"],"paragraphs":{"text":false,"citations":["url"]}},"cache":{"enabled":true,"ttl":60}}`), 200)
+	out = append(out, exchange{name: "overview from the cache with the raw HTML", h: m, want: 200, contains: `"rawHtml":"http`,
+		req: req("POST", ov, f.key, `{"query":"cached frogs","countryCode":"us","languageCode":"en","rawHtml":true,"fields":{"rawHtml":true}}`)})
 	add("overview not JSON", m, req("POST", ov, f.key, `{"query":`), 400)
 	add("overview duplicate key", m, req("POST", ov, f.key, `{"query":"a","query":"b"}`), 400)
 	add("overview no header", m, req("POST", ov, "", `{"query":"q"}`), 401)
