@@ -203,7 +203,7 @@ func send(tb testing.TB, base string, r *http.Request) (*http.Response, []byte) 
 // notDriven are documented answers the test cannot bring about without a
 // bug: a 500 where no backing service is read after authentication.
 var notDriven = []string{
-	"POST /v1/networks/browser/ai-overview 500", "POST /v1/completions 500",
+	"POST /v1/networks/browser/ai-overview 500", "POST /v1/completions 500", "GET /v1/networks/browser/countries 500",
 }
 
 // uncovered lists the documented operation-status pairs not in covered.
@@ -446,6 +446,15 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 			do(tb, f.limited, req("POST", ov, f.limitedKey, `{"query":"q"}`))
 		}})
 
+	const countries = "/v1/networks/browser/countries"
+	add("countries", m, req("GET", countries, f.noScope, ""), 200)
+	add("countries no header", m, req("GET", countries, "", ""), 401)
+	add("countries without 2FA", m, req("GET", countries, f.no2FA, ""), 403)
+	out = append(out, exchange{name: "countries rate limited", h: f.limited, want: 429,
+		req: req("GET", countries, f.limitedKey, ""), before: func(tb testing.TB) {
+			do(tb, f.limited, req("GET", countries, f.limitedKey, ""))
+		}})
+
 	add("completion", m, req("POST", cmpl, f.key, chat("gpt-test", `,"temperature":0.2`)), 200)
 	add("completion streamed", m, req("POST", cmpl, f.key, chat("stream", `,"stream":true`)), 200)
 	add("completion not JSON", m, req("POST", cmpl, f.key, `[]`), 400)
@@ -471,6 +480,8 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("dashboard without the admin token", m, req("GET", DashboardPath, "", ""), 401)
 	add("dashboard file", m, req("GET", DashboardPath+"/manifest.json", testAdminToken, ""), 200)
 	add("dashboard file without the admin token", m, req("GET", DashboardPath+"/manifest.json", "", ""), 401)
+	add("profiler", m, req("GET", "/debug/pprof/heap?debug=1", testAdminToken, ""), 200)
+	add("profiler without the admin token", m, req("GET", "/debug/pprof/heap", "", ""), 401)
 	add("openapi.json", m, req("GET", "/v1/openapi.json", "", ""), 200)
 	add("docs", m, req("GET", "/docs", "", ""), 200)
 	add("docs script", m, req("GET", "/docs/assets/redoc.standalone.js", "", ""), 200)
