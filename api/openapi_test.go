@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,9 +26,12 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/client"
+	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
+	"github.com/kisa-dev/kisa/webhook"
 )
 
 // openapiHost is the host the test's requests are addressed to; the
@@ -140,6 +145,9 @@ type openapiFixture struct {
 	key, noScope, no2FA, limitedKey        string
 	integration, secret                    string
 	brokenKey                              string
+	account                                uuid.UUID
+	hook                                   *webhookReceiver
+	job, batch                             string // ids of an async job and a batch of the main server
 }
 
 // TestOpenAPIResponses drives every endpoint through the real router on
@@ -173,6 +181,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			covered[route.Method+" "+route.Path+" "+fmt.Sprint(res.StatusCode)] = true
 		})
 	}
+	t.Run("webhooks", func(t *testing.T) { checkWebhooks(t, doc, f) })
 	for _, missing := range uncovered(doc, covered) {
 		t.Errorf("documented but never answered by the test: %s", missing)
 	}
@@ -200,10 +209,54 @@ func send(tb testing.TB, base string, r *http.Request) (*http.Response, []byte) 
 	return res, body
 }
 
+// checkWebhooks delivers the webhooks of the fixture's job and batch as
+// the worker does (Jobs.Deliver), and checks each delivery against the
+// document's webhooks and its Kisa-Signature with the Go client's
+// verifier, under the account's secret.
+func checkWebhooks(t *testing.T, doc *openapi3.T, f *openapiFixture) {
+	ctx := context.Background()
+	for _, p := range []jobs.WebhookPayload{{Event: jobs.EventDone, JobID: uuid.MustParse(f.job)},
+		{Event: jobs.EventBatchDone, BatchID: uuid.MustParse(f.batch)}} {
+		if err := f.main.opts.Jobs.Deliver(ctx, p); err != nil {
+			t.Fatalf("deliver %s: %v", p.Event, err)
+		}
+	}
+	secret, err := f.main.secrets.WebhookSecret(ctx, f.account, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.hook.deliveries()
+	if len(got) != 2 {
+		t.Fatalf("%d deliveries, want 2", len(got))
+	}
+	for i, name := range []string{"overview.done", "overview.batch.done"} {
+		d := got[i]
+		sig := d.Header.Get(client.SignatureHeader)
+		if err := client.VerifySignature(secret, sig, d.Body, f.main.clock.Now(), client.DefaultTolerance); err != nil {
+			t.Errorf("%s: signature %q: %v", name, sig, err)
+		}
+		op := doc.Webhooks[name].Post
+		if err := op.Parameters.GetByInAndName("header", client.SignatureHeader).Schema.Value.VisitJSON(sig,
+			openapi3.EnableJSONSchema2020()); err != nil {
+			t.Errorf("%s: header does not match the document: %v", name, err)
+		}
+		var body any
+		if err := json.Unmarshal(d.Body, &body); err != nil {
+			t.Fatalf("%s: body is not JSON: %v", name, err)
+		}
+		schema := op.RequestBody.Value.Content.Get("application/json").Schema.Value
+		if err := schema.VisitJSON(body, openapi3.EnableJSONSchema2020()); err != nil {
+			t.Errorf("%s: body does not match the document: %v\n%s", name, err, d.Body)
+		}
+	}
+}
+
 // notDriven are documented answers the test cannot bring about without a
-// bug: a 500 where no backing service is read after authentication.
+// bug: a 500 where every failure of a backing service is told as a 503.
 var notDriven = []string{
 	"POST /v1/networks/browser/ai-overview 500", "POST /v1/completions 500", "GET /v1/networks/browser/countries 500",
+	"GET /v1/networks/browser/ai-overview/jobs 500", "GET /v1/networks/browser/ai-overview/jobs/{id} 500",
+	"POST /v1/networks/browser/ai-overview/batch 500", "GET /v1/networks/browser/ai-overview/batches/{id} 500",
 }
 
 // uncovered lists the documented operation-status pairs not in covered.
@@ -310,10 +363,13 @@ func newOpenAPIFixture(tb testing.TB) *openapiFixture {
 	f.no2FA, _ = newKey(tb, f.main.db, newAccount(tb, f.main.db, false), apikey.AllScopes()...)
 	f.integration, f.secret = seedResources(tb, f.main, acc)
 	storeCachedOverview(tb, rdb)
+	f.account, f.hook = acc, newWebhookReceiver(tb)
+	f.job = submitted(tb, f.main, overviewPath, f.key, `{"query":"cached frogs","countryCode":"us","languageCode":"en","async":true,"webhook":{"url":"`+f.hook.URL+`"}}`)
+	f.batch = submitted(tb, f.main, batchPath, f.key, `{"requests":[{"query":"cached frogs","countryCode":"us","languageCode":"en"}],"webhook":{"url":"`+f.hook.URL+`"}}`)
 
-	f.limited = newTestServer(tb, 0, func(o *Options) { o.Limits = Limits{Redis: rdb, AI: 1, Other: 1} })
+	f.limited = newTestServer(tb, 0, withOverviews(tb, rdb, time.Second), func(o *Options) { o.Limits = Limits{Redis: rdb, AI: 1, Other: 1} })
 	f.limitedKey, _ = newKey(tb, f.limited.db, newAccount(tb, f.limited.db, true), apikey.AllScopes()...)
-	f.broken = newTestServer(tb, time.Hour)
+	f.broken = newTestServer(tb, time.Hour, withOverviews(tb, rdb, time.Second))
 	f.brokenKey, _ = newKey(tb, f.broken.db, newAccount(tb, f.broken.db, true), apikey.AllScopes()...)
 	do(tb, f.broken, request(http.MethodGet, "/v1/knowledgebase", f.brokenKey, ""))
 	f.broken.db.Close()
@@ -330,19 +386,66 @@ func newOpenAPIFixture(tb testing.TB) *openapiFixture {
 }
 
 // withOverviews gives a server the overview use case on rdb, waiting at
-// most wait for a job; no worker runs.
+// most wait for a job, and its async jobs (webhooks to loopback allowed:
+// the test's receiver is there); no worker runs.
 func withOverviews(tb testing.TB, rdb *redis.Client, wait time.Duration) func(*Options) {
 	shots, err := storage.NewScreenshots(testenv.S3(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return func(o *Options) {
-		o.Overviews = overview.New(overview.Options{
+		svc := overview.New(overview.Options{
 			Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
 			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
 			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
 		})
+		o.Webhooks = webhook.Guard{AllowPrivate: true}
+		o.Overviews = svc
+		o.Jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Secrets: o.Secrets, Describe: FailureMessage,
+			HTTP: o.Webhooks.Client(), Retention: time.Hour, Now: o.Now, Logger: o.Logger})
 	}
+}
+
+// submitted submits an async job or batch with key and returns its id.
+func submitted(tb testing.TB, srv *testServer, path, key, body string) string {
+	tb.Helper()
+	res := do(tb, srv, request(http.MethodPost, path, key, body))
+	var out struct{ Data struct{ ID string } }
+	if err := json.Unmarshal([]byte(res.Body), &out); res.Status != http.StatusAccepted || err != nil || out.Data.ID == "" {
+		tb.Fatalf("POST %s: %d %s", path, res.Status, res.Body)
+	}
+	return out.Data.ID
+}
+
+// webhookReceiver records the deliveries it receives, answering 200.
+type webhookReceiver struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got []delivery
+}
+
+// delivery is one webhook request as received.
+type delivery struct {
+	Header http.Header
+	Body   []byte
+}
+
+func newWebhookReceiver(tb testing.TB) *webhookReceiver {
+	w := &webhookReceiver{}
+	w.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.mu.Lock()
+		w.got = append(w.got, delivery{r.Header.Clone(), b})
+		w.mu.Unlock()
+	}))
+	tb.Cleanup(w.Close)
+	return w
+}
+
+func (w *webhookReceiver) deliveries() []delivery {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.got)
 }
 
 // seedResources gives acc a cluster, an integration and a secret.
@@ -419,7 +522,7 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 		add("GET "+p+" ok", m, req("GET", p, f.key, ""), 200)
 		add("GET "+p+" no header", m, req("GET", p, "", ""), 401)
 		add("GET "+p+" no scope", m, req("GET", p, f.noScope, ""), 403)
-		add("GET "+p+" database down", f.broken, req("GET", p, f.brokenKey, ""), 500)
+		add("GET "+p+" database down: an incident", f.broken, req("GET", p, f.brokenKey, ""), 500)
 		out = append(out, exchange{name: "GET " + p + " rate limited", h: f.limited, want: 429,
 			req: req("GET", p, f.limitedKey, ""), before: func(tb testing.TB) {
 				do(tb, f.limited, req("GET", p, f.limitedKey, ""))
@@ -443,6 +546,40 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("overview Redis down", f.down, req("POST", ov, f.key, `{"query":"q"}`), 503)
 	out = append(out, exchange{name: "overview rate limited", h: f.limited, want: 429,
 		req: req("POST", ov, f.limitedKey, `{"query":"q"}`), before: func(tb testing.TB) {
+			do(tb, f.limited, req("POST", ov, f.limitedKey, `{"query":"q"}`))
+		}})
+
+	jobsP, batchesP := overviewPath+"/jobs", overviewPath+"/batches"
+	out = append(out, exchange{name: "async job from the cache", h: m, want: 202, contains: `"status":"done"`,
+		req: req("POST", ov, f.key, `{"query":"cached frogs","countryCode":"us","languageCode":"en","async":true}`)})
+	out = append(out, exchange{name: "jobs list", h: m, want: 200, contains: `"jobs":[{`,
+		req: req("GET", jobsP+"?status=done&limit=5", f.key, "")})
+	out = append(out, exchange{name: "job", h: m, want: 200, contains: `"result":{`, req: req("GET", jobsP+"/"+f.job, f.key, "")})
+	out = append(out, exchange{name: "batch", h: m, want: 200, contains: `"counts":{`, req: req("GET", batchesP+"/"+f.batch, f.key, "")})
+	out = append(out, exchange{name: "batch submitted", h: m, want: 202, contains: `"jobs":[{`,
+		req: req("POST", batchPath, f.key, `{"requests":[{"query":"cached frogs","countryCode":"us","languageCode":"en"},{"query":"Cached Frogs","countryCode":"us","languageCode":"en","screenshots":true}]}`)})
+	add("jobs list bad limit", m, req("GET", jobsP+"?limit=0", f.key, ""), 422)
+	add("job unknown", m, req("GET", jobsP+"/"+unknown[len("/v1/integrations/"):], f.key, ""), 404)
+	add("batch unknown", m, req("GET", batchesP+"/nope", f.key, ""), 404)
+	add("batch not JSON", m, req("POST", batchPath, f.key, `{"requests":[`), 400)
+	add("batch too large", m, req("POST", batchPath, f.key, huge), 413)
+	add("batch invalid", m, req("POST", batchPath, f.key, `{"requests":[{"query":""}],"webhook":{"url":"ftp://x"}}`), 422)
+	for _, p := range []string{jobsP, jobsP + "/" + f.job, batchesP + "/" + f.batch} {
+		add("GET "+p+" no header", m, req("GET", p, "", ""), 401)
+		add("GET "+p+" no scope", m, req("GET", p, f.noScope, ""), 403)
+		add("GET "+p+" database down: unavailable", f.broken, req("GET", p, f.brokenKey, ""), 503)
+		add("GET "+p+" no async jobs here", f.unhealthy, req("GET", p, f.key, ""), 503)
+		out = append(out, exchange{name: "GET " + p + " rate limited", h: f.limited, want: 429,
+			req: req("GET", p, f.limitedKey, ""), before: func(tb testing.TB) {
+				do(tb, f.limited, req("GET", p, f.limitedKey, ""))
+			}})
+	}
+	add("batch no header", m, req("POST", batchPath, "", `{"requests":[{"query":"q"}]}`), 401)
+	add("batch no scope", m, req("POST", batchPath, f.noScope, `{"requests":[{"query":"q"}]}`), 403)
+	add("batch database down", f.broken, req("POST", batchPath, f.brokenKey, `{"requests":[{"query":"cached frogs","countryCode":"us","languageCode":"en"}]}`), 503)
+	add("batch no async jobs here", f.unhealthy, req("POST", batchPath, f.key, `{"requests":[{"query":"q"}]}`), 503)
+	out = append(out, exchange{name: "batch rate limited", h: f.limited, want: 429,
+		req: req("POST", batchPath, f.limitedKey, `{"requests":[{"query":"q"}]}`), before: func(tb testing.TB) {
 			do(tb, f.limited, req("POST", ov, f.limitedKey, `{"query":"q"}`))
 		}})
 
