@@ -38,7 +38,12 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	}
 	done := make(chan reply, 1)
 	go func() {
-		res, out, raw := s.post(t, `{"query":"`+q+`","languageCode":"en","screenshots":true}`)
+		res, out, raw, err := s.postErr(`{"query":"` + q + `","languageCode":"en","screenshots":true}`)
+		if err != nil {
+			t.Error(err)
+			done <- reply{raw: raw}
+			return
+		}
 		done <- reply{res.StatusCode, out, raw}
 	}()
 	waitFor(t, 60*time.Second, func() bool { return s.fixture.Visits(q) == 1 }, "the first worker to open the page")

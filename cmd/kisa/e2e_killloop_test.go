@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -306,21 +304,12 @@ func (s *stack) postStatus(body string) string {
 	return strconv.Itoa(status)
 }
 
-// tryPost sends an overview request and decodes the reply, returning
-// errors rather than failing the test: it may run on any goroutine.
+// tryPost is postErr with the status alone, for goroutines other than
+// the test's own.
 func (s *stack) tryPost(body string) (int, overviewReply, []byte, error) {
-	var out overviewReply
-	req, _ := http.NewRequest(http.MethodPost, s.base+"/v1/networks/browser/ai-overview", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, out, nil, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err == nil {
-		err = json.Unmarshal(raw, &out)
+	res, out, raw, err := s.postErr(body)
+	if res == nil {
+		return 0, out, raw, err
 	}
 	return res.StatusCode, out, raw, err
 }

@@ -180,7 +180,11 @@ func TestOverviewEndToEnd(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res, _, _ := s.post(t, `{"query":"what is coalescing","languageCode":"en","screenshots":true}`)
+				res, _, _, err := s.postErr(`{"query":"what is coalescing","languageCode":"en","screenshots":true}`)
+				if err != nil {
+					t.Error(err)
+					return
+				}
 				codes[i] = res.StatusCode
 			}()
 		}

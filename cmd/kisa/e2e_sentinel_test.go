@@ -83,7 +83,12 @@ func TestSentinelFailover(t *testing.T) {
 	codes := make(chan [2]int, n)
 	for i := range n {
 		go func() {
-			res, _, _ := s.post(t, body(i))
+			res, _, _, err := s.postErr(body(i))
+			if err != nil {
+				t.Error(err)
+				codes <- [2]int{i, 0}
+				return
+			}
 			retryAfter := 1
 			if res.StatusCode != http.StatusOK && res.Header.Get("Retry-After") == "" {
 				retryAfter = 0

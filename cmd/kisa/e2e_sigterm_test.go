@@ -99,7 +99,12 @@ func TestSIGTERM(t *testing.T) {
 	s.base = base
 	done := make(chan int, 1)
 	go func() {
-		res, _, _ := s.post(t, `{"query":"`+q+`","languageCode":"en","screenshots":true}`)
+		res, _, _, err := s.postErr(`{"query":"` + q + `","languageCode":"en","screenshots":true}`)
+		if err != nil {
+			t.Error(err)
+			done <- 0
+			return
+		}
 		done <- res.StatusCode
 	}()
 	waitFor(t, 30*time.Second, func() bool { return s.fixture.Visits(q) == 1 }, "the worker to open the page")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -209,15 +210,25 @@ type overviewReply struct {
 // decodes the reply as it came.
 func (s *stack) post(tb testing.TB, body string) (*client.Response, overviewReply, []byte) {
 	tb.Helper()
+	res, out, raw, err := s.postErr(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res, out, raw
+}
+
+// postErr is post for goroutines other than the test's own: it returns
+// what went wrong instead of ending the test.
+func (s *stack) postErr(body string) (*client.Response, overviewReply, []byte, error) {
 	res, err := s.api.Do(context.Background(), http.MethodPost, "/v1/networks/browser/ai-overview", json.RawMessage(body), nil)
 	if res == nil {
-		tb.Fatalf("POST ai-overview: %v", err)
+		return nil, overviewReply{}, nil, fmt.Errorf("POST ai-overview: %v", err)
 	}
 	var out overviewReply
 	if err := json.Unmarshal(res.Body, &out); err != nil {
-		tb.Fatalf("reply is not JSON: %v\n%s", err, res.Body)
+		return res, out, res.Body, fmt.Errorf("reply is not JSON: %v\n%s", err, res.Body)
 	}
-	return res, out, res.Body
+	return res, out, res.Body, nil
 }
 
 // mustOK posts body and fails unless the answer is 200.
