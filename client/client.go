@@ -11,6 +11,11 @@
 // anyway. The API's own tests keep the two honest: the end-to-end tests
 // call the service through this package, and TestOpenAPIResponses checks
 // every real answer against the document.
+//
+// It is a library for integrators: `kisa client` uses only part of it, so
+// deadcode run on ./cmd/... lists the rest (ListClusters, Overview,
+// Complete, SubmitBatch, VerifySignature, ...). They are kept on purpose
+// and exercised by this package's tests and the end-to-end tests.
 package client
 
 import (
