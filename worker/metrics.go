@@ -29,13 +29,20 @@ const (
 // long it took; Metrics is the one a worker process uses.
 type JobObserver interface {
 	JobDone(outcome string, took time.Duration)
+	// StepDone is told how long one step of an attempt took: a
+	// browser.Step* name or StepUpload.
+	StepDone(step string, took time.Duration)
 }
+
+// StepUpload is the step that stores the screenshots and the page's HTML.
+const StepUpload = "upload"
 
 // Metrics are a worker process's series: jobs by outcome with their
 // durations, the browser's launches and its busy tabs.
 type Metrics struct {
 	jobs     *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	steps    *prometheus.HistogramVec
 	exits    *prometheus.CounterVec
 }
 
@@ -49,10 +56,13 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 			Help:    "Time one overview task attempt took, by outcome.",
 			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"outcome"}),
 	}
+	m.steps = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_step_duration_seconds",
+		Help:    "Time each step of an overview visit took (navigate, consent, settle, expand, screenshots, upload).",
+		Buckets: []float64{.05, .1, .25, .5, 1, 2, 3, 5, 7.5, 10, 15, 30}}, []string{"step"})
 	m.exits = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_exit_visits_total",
 		Help: "Visits through each proxy exit (host:port, never its credentials) by outcome (visit, captcha, error)."},
 		[]string{"exit", "outcome"})
-	reg.MustRegister(m.jobs, m.duration, m.exits)
+	reg.MustRegister(m.jobs, m.duration, m.steps, m.exits)
 	if pool != nil {
 		reg.MustRegister(
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_blocked_total",
@@ -74,6 +84,11 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 func (m *Metrics) JobDone(outcome string, took time.Duration) {
 	m.jobs.WithLabelValues(outcome).Inc()
 	m.duration.WithLabelValues(outcome).Observe(took.Seconds())
+}
+
+// StepDone records how long one step took (JobObserver).
+func (m *Metrics) StepDone(step string, took time.Duration) {
+	m.steps.WithLabelValues(step).Observe(took.Seconds())
 }
 
 // ExitVisit counts one visit through a proxy exit (HandlerOptions.CountExit).
@@ -108,8 +123,21 @@ func outcome(ctx context.Context, res kisa.Result, err error) string {
 
 // observe tells the observer, if any, how an attempt that began at start
 // ended.
-func (h *Handler) observe(ctx context.Context, start time.Time, res kisa.Result, err error) {
-	if h.observer != nil {
-		h.observer.JobDone(outcome(ctx, res, err), h.now().Sub(start))
+func (h *Handler) observe(ctx context.Context, start time.Time, res kisa.Result, err error, steps map[string]time.Duration) {
+	if h.observer == nil {
+		return
 	}
+	h.observer.JobDone(outcome(ctx, res, err), h.now().Sub(start))
+	for step, took := range steps {
+		h.observer.StepDone(step, took)
+	}
+}
+
+// milliseconds is steps in whole milliseconds, for the job's log line.
+func milliseconds(steps map[string]time.Duration) map[string]int64 {
+	out := make(map[string]int64, len(steps))
+	for step, took := range steps {
+		out[step] = took.Milliseconds()
+	}
+	return out
 }

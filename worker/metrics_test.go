@@ -60,8 +60,14 @@ func TestJobMetrics(t *testing.T) {
 		"kisa_worker_job_duration_seconds{outcome=no_overview}_count": 1,
 		"kisa_worker_job_duration_seconds{outcome=captcha}_count":     1,
 		"kisa_browser_launches_total":                                 1,
-		"kisa_browser_tabs_busy":                                      0,
-		"kisa_browser_tabs":                                           1,
+		// Steps are timed for visits that end with a page (not the CAPTCHA).
+		"kisa_worker_step_duration_seconds{step=navigate}_count":    2,
+		"kisa_worker_step_duration_seconds{step=settle}_count":      2,
+		"kisa_worker_step_duration_seconds{step=expand}_count":      2,
+		"kisa_worker_step_duration_seconds{step=screenshots}_count": 2,
+		"kisa_worker_step_duration_seconds{step=upload}_count":      2,
+		"kisa_browser_tabs_busy":                                    0,
+		"kisa_browser_tabs":                                         1,
 	}
 	got := series(t, e.reg)
 	// The captured CAPTCHA page's scripts and frames from www.google.com
@@ -70,6 +76,11 @@ func TestJobMetrics(t *testing.T) {
 		t.Errorf("kisa_browser_blocked_total = %v, want the CAPTCHA page's requests counted", got["kisa_browser_blocked_total"])
 	}
 	delete(got, "kisa_browser_blocked_total")
+	// The consent page shows on the fixture's first visit, if it is on.
+	if n := got["kisa_worker_step_duration_seconds{step=consent}_count"]; n > 1 {
+		t.Errorf("consent steps = %v, want at most 1 (the cookie is kept)", n)
+	}
+	delete(got, "kisa_worker_step_duration_seconds{step=consent}_count")
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("worker series (-want +got):\n%s", diff)
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"time"
 
@@ -93,15 +94,19 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
 	}
+	// The task id is a hash of the query (the cache key): the query's
+	// text is logged at debug level only.
 	log := h.log.With("task", p.Key)
+	log.Debug("overview task", "query", p.Query, "country", p.CountryCode, "language", p.LanguageCode)
 	start := h.now()
 	if h.jobs != nil {
 		if err := h.jobs.Started(ctx, p.Key); err != nil {
 			log.Warn("mark jobs running", "error", err)
 		}
 	}
-	res, err := h.visit(ctx, log, p)
-	h.observe(ctx, start, res, err)
+	steps := map[string]time.Duration{}
+	res, err := h.visit(ctx, log, p, steps)
+	h.observe(ctx, start, res, err, steps)
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
 	}
@@ -111,8 +116,8 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 		return err
 	}
 	h.finishJobs(ctx, log, p.Key, out)
-	log.Info("overview done", "has_overview", res.Overview.HasOverview,
-		"sources", len(res.Overview.Sources), "duration", h.now().Sub(start))
+	log.Info("overview done", "outcome", outcome(ctx, res, nil), "sources", len(res.Overview.Sources),
+		"duration", h.now().Sub(start), "steps_ms", milliseconds(steps))
 	return nil
 }
 
@@ -140,7 +145,9 @@ func (h *Handler) cache(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 // visit opens the page, extracts the overview and stores the screenshots
 // and the page's HTML. Its errors carry a kisa.Failure and the part that
 // failed; a page not recognised is stored as evidence first.
-func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload) (kisa.Result, error) {
+//
+// It adds the time each step took to steps (browser.Step* and StepUpload).
+func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload, steps map[string]time.Duration) (kisa.Result, error) {
 	// The browser asks, before the tab closes, whether the page needs a
 	// full-page screenshot as evidence; the answer is the extraction.
 	var ov kisa.Overview
@@ -154,6 +161,8 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 		f, _ := kisa.FailureOf(err)
 		return kisa.Result{}, kisa.Fail(f, kisa.PartBrowser, err)
 	}
+	maps.Copy(steps, v.Steps)
+	defer func(start time.Time) { steps[StepUpload] += h.now().Sub(start) }(h.now())
 	if errors.Is(xerr, kisa.Unrecognised) {
 		return kisa.Result{}, h.keepEvidence(ctx, log, p.Key, v, xerr)
 	}

@@ -74,7 +74,19 @@ type VisitResult struct {
 	// FullPage is a PNG of the whole page when VisitRequest.FullPage asked
 	// for it, else nil.
 	FullPage []byte
+	// Steps is how long each step of the visit took, keyed by the Step*
+	// names (a step that did not happen is absent).
+	Steps map[string]time.Duration
 }
+
+// The steps of a visit that VisitResult.Steps times.
+const (
+	StepNavigate    = "navigate"
+	StepConsent     = "consent"
+	StepSettle      = "settle"
+	StepExpand      = "expand"
+	StepScreenshots = "screenshots"
+)
 
 // visit is one page visit: a request in one browser, from opening its tab
 // to the page's HTML and screenshots.
@@ -87,8 +99,9 @@ type visit struct {
 	tab   *tab
 	shots map[string][]byte
 
-	settled  bool // the overview finished streaming within OverviewWait
-	expanded bool // the overview was collapsed and has been expanded
+	settled  bool                     // the overview finished streaming within OverviewWait
+	expanded bool                     // the overview was collapsed and has been expanded
+	took     map[string]time.Duration // by Step* name; see timed
 }
 
 // newVisit prepares a visit of req in b.
@@ -165,30 +178,45 @@ func (v *visit) steps() (VisitResult, error) {
 	if err := v.load(); err != nil {
 		return VisitResult{}, err
 	}
-	if err := v.initialShot(); err != nil {
+	if err := v.timed(StepScreenshots, v.initialShot); err != nil {
 		return VisitResult{}, err
 	}
-	var err error
-	if v.settled, err = v.settle(); err != nil {
+	err := v.timed(StepSettle, func() (err error) { v.settled, err = v.settle(); return err })
+	if err != nil {
 		return VisitResult{}, err
 	}
-	if err := v.capture(kisa.ShotAfterLoad); err != nil {
+	if err := v.timed(StepScreenshots, func() error { return v.capture(kisa.ShotAfterLoad) }); err != nil {
 		return VisitResult{}, err
 	}
-	if v.expanded, err = v.expand(); err != nil {
+	if err := v.timed(StepExpand, func() (err error) { v.expanded, err = v.expand(); return err }); err != nil {
 		return VisitResult{}, err
 	}
-	if err := v.captureBlock(kisa.ShotAfterExpand); err != nil {
+	if err := v.timed(StepScreenshots, func() error { return v.captureBlock(kisa.ShotAfterExpand) }); err != nil {
 		return VisitResult{}, err
 	}
 	return v.result()
+}
+
+// timed runs f and adds the time it took to step's total.
+func (v *visit) timed(step string, f func() error) error {
+	start := time.Now()
+	err := f()
+	if v.took == nil {
+		v.took = map[string]time.Duration{}
+	}
+	v.took[step] += time.Since(start)
+	return err
 }
 
 // load navigates to the request's URL and passes the consent page if it
 // shows. It returns an error wrapping kisa.Blocked on the CAPTCHA page and
 // one wrapping kisa.Unavailable when the page does not load.
 func (v *visit) load() error {
-	resp, err := chromedp.RunResponse(v.ctx, chromedp.Navigate(v.req.URL))
+	var resp *network.Response
+	err := v.timed(StepNavigate, func() (err error) {
+		resp, err = chromedp.RunResponse(v.ctx, chromedp.Navigate(v.req.URL))
+		return err
+	})
 	if err := v.proxyFailed(resp, err); err != nil {
 		return err
 	}
@@ -200,7 +228,7 @@ func (v *visit) load() error {
 		return err
 	}
 	if st.consent && !st.captcha {
-		if st, err = v.passConsent(); err != nil {
+		if err := v.timed(StepConsent, func() (err error) { st, err = v.passConsent(); return err }); err != nil {
 			return err
 		}
 	}
@@ -494,7 +522,7 @@ func (v *visit) result() (VisitResult, error) {
 			return VisitResult{}, err
 		}
 	}
-	res.Screenshots = v.shots
+	res.Screenshots, res.Steps = v.shots, v.took
 	return res, nil
 }
 
