@@ -1,16 +1,12 @@
 package client
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/kisa-dev/kisa/webhook"
 )
 
 // SignatureHeader carries a webhook's signature:
@@ -22,49 +18,21 @@ const SignatureHeader = "Kisa-Signature"
 // receiver's clock: older deliveries are refused as possible replays.
 const DefaultTolerance = 5 * time.Minute
 
-// Errors of VerifySignature.
+// Errors of VerifySignature: the webhook package's own, which signs and
+// verifies deliveries on the server side.
 var (
-	ErrSignatureMalformed = errors.New("kisa webhook: malformed Kisa-Signature header")
-	ErrSignatureMismatch  = errors.New("kisa webhook: signature does not match")
-	ErrSignatureTooOld    = errors.New("kisa webhook: timestamp outside the tolerance")
+	ErrSignatureMalformed = webhook.ErrMalformed
+	ErrSignatureMismatch  = webhook.ErrMismatch
+	ErrSignatureTooOld    = webhook.ErrTooOld
 )
 
 // VerifySignature checks a Kisa-Signature header against the raw body
 // and secret, and that its timestamp is within tolerance of now. It
 // returns ErrSignatureMalformed, ErrSignatureTooOld or
 // ErrSignatureMismatch; any one of several v1 values may match (a secret
-// being rotated).
+// being rotated). It is webhook.Verify, the one implementation.
 func VerifySignature(secret, header string, body []byte, now time.Time, tolerance time.Duration) error {
-	var ts string
-	var sigs [][]byte
-	for _, part := range strings.Split(header, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "t":
-			ts = v
-		case "v1":
-			if b, err := hex.DecodeString(v); err == nil {
-				sigs = append(sigs, b)
-			}
-		}
-	}
-	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || len(sigs) == 0 {
-		return ErrSignatureMalformed
-	}
-	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
-		return ErrSignatureTooOld
-	}
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write([]byte(ts + "."))
-	m.Write(body)
-	want := m.Sum(nil)
-	for _, s := range sigs {
-		if hmac.Equal(s, want) {
-			return nil
-		}
-	}
-	return ErrSignatureMismatch
+	return webhook.Verify(secret, header, body, now, tolerance)
 }
 
 // Webhook events.
