@@ -17,10 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/serpfixture"
-	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 	"github.com/kisa-dev/kisa/webhook"
 )
@@ -185,24 +183,6 @@ func TestAsyncEndToEnd(t *testing.T) {
 			t.Errorf("another account's list = %s", got)
 		}
 	})
-}
-
-// newAccountKey makes an account with 2FA and a key with every scope.
-func newAccountKey(tb testing.TB, db *storage.DB) (uuid.UUID, string) {
-	tb.Helper()
-	ctx := context.Background()
-	acc, err := db.CreateAccount(ctx, "e2e-async-"+testenv.RandomHex(4), true)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	k, err := apikey.New("kisa")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := db.CreateAPIKey(ctx, acc.ID, k.Lookup, k.Hash, apikey.AllScopes()); err != nil {
-		tb.Fatal(err)
-	}
-	return acc.ID, k.Plain
 }
 
 // otherWeb runs one more `kisa web` of the stack, on a port of its own,

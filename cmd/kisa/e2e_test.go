@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa/apikey"
@@ -152,6 +153,13 @@ func (s *stack) waitIdle(t *testing.T) {
 // newKey makes an account with 2FA and a key with every scope.
 func newKey(tb testing.TB, db *storage.DB) string {
 	tb.Helper()
+	_, key := newAccountKey(tb, db)
+	return key
+}
+
+// newAccountKey is newKey with the account's id.
+func newAccountKey(tb testing.TB, db *storage.DB) (uuid.UUID, string) {
+	tb.Helper()
 	ctx := context.Background()
 	acc, err := db.CreateAccount(ctx, "e2e-"+testenv.RandomHex(4), true)
 	if err != nil {
@@ -164,7 +172,7 @@ func newKey(tb testing.TB, db *storage.DB) string {
 	if _, err := db.CreateAPIKey(ctx, acc.ID, k.Lookup, k.Hash, apikey.AllScopes()); err != nil {
 		tb.Fatal(err)
 	}
-	return k.Plain
+	return acc.ID, k.Plain
 }
 
 // distinctColours counts the colours of img, up to 1000.
