@@ -33,6 +33,9 @@ type DB struct {
 	db *sqlx.DB
 }
 
+// maxConns bounds the connections of one process's pool.
+const maxConns = 20
+
 // Open connects to the PostgreSQL database at url and checks it answers.
 // It returns an error when the URL is malformed or the server is down.
 func Open(ctx context.Context, url string) (*DB, error) {
@@ -40,8 +43,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	db.SetMaxOpenConns(20)
-	db.SetMaxIdleConns(10)
+	// As many idle connections as open ones: with fewer, a busy process
+	// closes a connection each time one comes back past the idle limit and
+	// opens a new one (a new PostgreSQL backend process) moments later.
+	// Idle ones still close after ConnMaxIdleTime.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
