@@ -13,7 +13,6 @@ import (
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
-	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
 
@@ -66,7 +65,7 @@ func TestBackpressure(t *testing.T) {
 			for i := range tt.pending {
 				enqueue(t, rdb, fmt.Sprintf("other-%d", i))
 			}
-			results := storage.NewResults(rdb, testResultsPrefix)
+			results := testenv.Results(t, rdb, testResultsPrefix)
 			if tt.cached {
 				if err := results.Store(context.Background(), key, testResult(), time.Minute); err != nil {
 					t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/overview"
-	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
 
@@ -55,7 +54,7 @@ func BenchmarkCachedOverview(b *testing.B) {
 		Citations: []kisa.Citation{}, Paragraphs: []kisa.Paragraph{{Text: "The sky is blue.", Citations: []kisa.Citation{}}},
 		Sources: []kisa.Source{}}, Screenshots: map[string]string{
 		kisa.ShotInitial: "a/initial.png", kisa.ShotAfterLoad: "a/afterLoad.png", kisa.ShotAfterExpand: "a/afterExpand.png"}}
-	if err := storage.NewResults(rdb, testResultsPrefix).Store(context.Background(), overview.CacheKey("why is the sky blue", "us", "en", true), res, time.Hour); err != nil {
+	if err := testenv.Results(b, rdb, testResultsPrefix).Store(context.Background(), overview.CacheKey("why is the sky blue", "us", "en", true), res, time.Hour); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

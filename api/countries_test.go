@@ -33,7 +33,7 @@ func TestCountries(t *testing.T) {
 	srv := newTestServer(t, 0, func(o *Options) {
 		o.Countries = set
 		o.Overviews = overview.New(overview.Options{
-			Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
+			Results: testenv.Results(t, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
 			Inspector: inspector, Screenshots: shots,
 			Timing: overview.Timing{Wait: time.Second, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger,
 		})

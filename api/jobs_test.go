@@ -38,7 +38,7 @@ func newJobsServer(t *testing.T, guard webhook.Guard, tweaks ...func(*Options)) 
 	}
 	js := &jobsServer{queue: asynq.NewInspectorFromRedisClient(rdb)}
 	js.testServer = newTestServer(t, 0, func(o *Options) {
-		svc := overview.New(overview.Options{Results: storage.NewResults(rdb, testResultsPrefix),
+		svc := overview.New(overview.Options{Results: testenv.Results(t, rdb, testResultsPrefix),
 			Client: asynq.NewClientFromRedisClient(rdb), Inspector: js.queue, Screenshots: shots,
 			Timing: overview.Timing{Wait: time.Minute, Visit: time.Minute, MaxRetry: 1}})
 		js.jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Describe: FailureMessage, Retention: time.Hour})

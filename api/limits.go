@@ -19,13 +19,22 @@ import (
 // Limits are the per-key request limits (spec sections 7 and 8). They are
 // kept in Redis, so that they hold across any number of web processes.
 type Limits struct {
-	Redis      redis.UniversalClient // nil: no limits
-	AI         int                   // AI requests (overviews, completions) per minute and key; 0: no limit
-	Other      int                   // every other request per minute and key; 0: no limit
-	Concurrent int                   // overview requests of one key waiting at once; 0: no limit
+	Redis      LimitStore // nil: no limits
+	AI         int        // AI requests (overviews, completions) per minute and key; 0: no limit
+	Other      int        // every other request per minute and key; 0: no limit
+	Concurrent int        // overview requests of one key waiting at once; 0: no limit
 	// Hold is the longest a request keeps its concurrency slot: the slot
 	// of a process that died frees itself after it.
 	Hold time.Duration
+}
+
+// LimitStore is the part of a Redis client the limits use: scripts, and
+// deleting and removing entries. A *redis.Client is one; so is its
+// AutoPipeliner, which shares round trips among concurrent requests.
+type LimitStore interface {
+	redis.Scripter
+	Del(ctx context.Context, keys ...string) *redis.IntCmd
+	ZRem(ctx context.Context, key string, members ...any) *redis.IntCmd
 }
 
 // Budgets, as named in the metrics and Redis keys.
@@ -159,15 +168,15 @@ func plural(n int, one, many string) string {
 // many overview requests of its key waiting.
 const concurrentRetry = 5
 
-// limitConcurrent holds one of the key's Concurrent slots while an
-// overview request runs, in a Redis sorted set of request ids whose
-// scores are the slots' expiry times; a request over the limit is
-// answered 429.
-func (s *Server) limitConcurrent(c *gin.Context) {
+// holdSlot takes one of the key's Concurrent slots for an overview
+// request that is about to wait for a browser visit (a cache hit waits
+// for nothing and takes none). The slots are a Redis sorted set of
+// request ids scored by their expiry times. Over the limit it answers 429
+// and returns false; otherwise the caller calls release when done.
+func (s *Server) holdSlot(c *gin.Context) (release func(), ok bool) {
 	l := s.limiter
 	if l == nil || l.cfg.Concurrent <= 0 || l.down() {
-		c.Next()
-		return
+		return func() {}, true
 	}
 	set := "kisa:concurrent:" + mustPrincipal(c).KeyID.String()
 	slot := uuid.NewString()
@@ -177,18 +186,16 @@ func (s *Server) limitConcurrent(c *gin.Context) {
 	switch {
 	case err != nil:
 		l.failed(c.Request.Context(), budgetConcurrent, err)
-		c.Next()
-		return
+		return func() {}, true
 	case got == 0:
 		l.metrics.limiter.WithLabelValues(budgetConcurrent, "limited").Inc()
 		s.writeError(c, &Error{Code: CodeRateLimited, RetryAfter: concurrentRetry, Message: fmt.Sprintf(
 			"too many AI overview requests of this API key are waiting at once (at most %d); retry in %d seconds",
 			l.cfg.Concurrent, concurrentRetry)})
-		return
+		return nil, false
 	}
 	l.metrics.limiter.WithLabelValues(budgetConcurrent, "allowed").Inc()
-	defer l.release(c.Request.Context(), set, slot)
-	c.Next()
+	return func() { l.release(c.Request.Context(), set, slot) }, true
 }
 
 // release frees a concurrency slot, even when the request was cancelled.

@@ -180,8 +180,8 @@ func TestLimitRedisDown(t *testing.T) {
 }
 
 // TestLimitConcurrent: a key may have Concurrent overview requests
-// waiting at once, across web processes; one more is answered 429, and
-// the slots are freed when the requests end.
+// waiting at once, across web processes; one more is answered 429 unless
+// the cache answers it, and the slots are freed when the requests end.
 func TestLimitConcurrent(t *testing.T) {
 	rdb := testenv.Redis(t)
 	s3 := testenv.S3(t)
@@ -193,7 +193,7 @@ func TestLimitConcurrent(t *testing.T) {
 		return newTestServer(t, time.Minute, func(o *Options) {
 			o.Limits = Limits{Redis: rdb, Concurrent: 2, Hold: time.Minute}
 			o.Overviews = overview.New(overview.Options{
-				Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
+				Results: testenv.Results(t, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
 				Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
 				Timing: overview.Timing{Wait: time.Minute, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger,
 			})
@@ -217,6 +217,16 @@ func TestLimitConcurrent(t *testing.T) {
 	waitUntil(t, func() bool { return slots() == 2 }, "two requests holding slots")
 	res := do(t, servers[0], request(http.MethodPost, overviewPath, key, `{"query":"one too many"}`))
 	checkLimited(t, res, "too many AI overview requests of this API key are waiting at once (at most 2)")
+	// A cache hit waits for nothing: it is answered while every slot is
+	// taken, and takes none.
+	storeCachedOverview(t, rdb)
+	res = do(t, servers[1], request(http.MethodPost, overviewPath, key, `{"query":"cached frogs","countryCode":"us","languageCode":"en"}`))
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, `"isCached":true`) {
+		t.Errorf("cache hit with every slot taken: %d %s, want 200 and isCached true", res.Status, res.Body)
+	}
+	if n := slots(); n != 2 {
+		t.Errorf("%d slots held after the cache hit, want 2", n)
+	}
 	cancel()
 	wg.Wait()
 	if n := slots(); n != 0 {

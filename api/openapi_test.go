@@ -395,7 +395,7 @@ func withOverviews(tb testing.TB, rdb *redis.Client, wait time.Duration) func(*O
 	}
 	return func(o *Options) {
 		svc := overview.New(overview.Options{
-			Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
+			Results: testenv.Results(tb, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
 			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
 			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
 		})
@@ -476,7 +476,7 @@ func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 		Sources: []kisa.Source{{URL: "https://nature.example/frogs", Title: "Frogs", Source: "nature.example", Icon: "https://nature.example/icon.png"}}},
 		Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotAfterLoad: "b.png", kisa.ShotAfterExpand: "c.png"}}
 	key := overview.CacheKey("cached frogs", "us", "en", true)
-	if err := storage.NewResults(rdb, testResultsPrefix).Store(context.Background(), key, res, time.Hour); err != nil {
+	if err := testenv.Results(tb, rdb, testResultsPrefix).Store(context.Background(), key, res, time.Hour); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -34,7 +34,16 @@ func (s *Server) overview(c *gin.Context) {
 		s.writeError(c, kisa.Fail(kisa.Unavailable, kisa.PartService, nil))
 		return
 	}
-	data, err := s.opts.Overviews.Run(c.Request.Context(), req)
+	data, ok, err := s.opts.Overviews.Cached(c.Request.Context(), req)
+	if err == nil && !ok {
+		// Only a request that waits for a visit holds a concurrency slot.
+		release, allowed := s.holdSlot(c)
+		if !allowed {
+			return
+		}
+		defer release()
+		data, err = s.opts.Overviews.Run(c.Request.Context(), req)
+	}
 	if err != nil {
 		s.writeError(c, err)
 		return

@@ -29,7 +29,7 @@ func overviewServer(t testing.TB, rdb *redis.Client, wait time.Duration, tweaks 
 	}
 	srv := newTestServer(t, 0, func(o *Options) {
 		ov := overview.Options{
-			Results: storage.NewResults(rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
+			Results: testenv.Results(t, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
 			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
 			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
 		}

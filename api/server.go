@@ -132,7 +132,7 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET("/integrations/:id", s.require(apikey.ScopeIntegrationsRead), s.getIntegration)
 	v1.GET("/secrets/:id", s.require(apikey.ScopeSecretsRead), s.getSecret)
 	run := s.require(apikey.ScopeOverviewRun)
-	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), run, s.limitConcurrent, s.overview)
+	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), run, s.overview)
 	v1.GET("/networks/browser/countries", s.countries)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1"), run, s.listJobs)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1")+"/:id", run, s.getJob)
@@ -200,6 +200,10 @@ func (s *Server) logRequests(c *gin.Context) {
 	start := s.opts.Now()
 	c.Next()
 	took := s.opts.Now().Sub(start)
+	s.metrics.observe(c, took)
+	if !s.log.Enabled(c.Request.Context(), slog.LevelInfo) {
+		return
+	}
 	attrs := []any{
 		slog.String("method", knownMethod(c.Request.Method)),
 		slog.String("route", routeLabel(c)),
@@ -207,7 +211,6 @@ func (s *Server) logRequests(c *gin.Context) {
 		slog.Duration("duration", took),
 		slog.String("request_id", requestID(c)),
 	}
-	s.metrics.observe(c, took)
 	if p, ok := principalFrom(c.Request.Context()); ok {
 		attrs = append(attrs, slog.String("account", p.AccountID.String()))
 	}

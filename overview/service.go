@@ -107,6 +107,13 @@ func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 	return s.answer(ctx, req, res, false, nil)
 }
 
+// Cached answers req from the cache alone: ok is false on a miss (or
+// with the cache off). Its errors are Unavailable failures of the cache
+// or storage.
+func (s *Service) Cached(ctx context.Context, req Request) (a Answer, ok bool, err error) {
+	return s.fromCache(ctx, req, req.Key())
+}
+
 // fromCache answers from the cache when caching is on and key is there.
 // A hit on the same cached bytes and selection as a recent one reuses
 // that answer's encoded results.

@@ -22,12 +22,21 @@ const recentOutcome = 5 * time.Second
 type Results struct {
 	rdb    *redis.Client
 	prefix string
+	// reads is rdb's deferred auto-pipeliner, for cache reads: the GET and
+	// PTTL of a read are queued together, and concurrent reads share one
+	// round trip. Closing rdb closes it.
+	reads *redis.AutoPipeliner
 }
 
 // NewResults returns the store; prefix starts every Redis key and channel
-// it uses (e.g. "kisa:").
-func NewResults(rdb *redis.Client, prefix string) *Results {
-	return &Results{rdb: rdb, prefix: prefix}
+// it uses (e.g. "kisa:"). Its error is a bad auto-pipelining setting in
+// rdb's options.
+func NewResults(rdb *redis.Client, prefix string) (*Results, error) {
+	reads, err := rdb.AsyncAutoPipeline()
+	if err != nil {
+		return nil, fmt.Errorf("redis auto-pipelining: %w", err)
+	}
+	return &Results{rdb: rdb, prefix: prefix, reads: reads}, nil
 }
 
 func (r *Results) cacheKey(key string) string   { return r.prefix + "cache:" + key }
@@ -73,10 +82,13 @@ func (r *Results) Cached(ctx context.Context, key string) (res kisa.Result, left
 // (decode it with DecodeResult), in one round trip. Errors are Redis
 // failures.
 func (r *Results) CachedBytes(ctx context.Context, key string) (b []byte, left time.Duration, ok bool, err error) {
-	pipe := r.rdb.Pipeline()
-	get := pipe.Get(ctx, r.cacheKey(key))
-	ttl := pipe.PTTL(ctx, r.cacheKey(key))
-	if _, err := pipe.Exec(ctx); errors.Is(err, redis.Nil) {
+	get := r.reads.Get(ctx, r.cacheKey(key))
+	ttl := r.reads.PTTL(ctx, r.cacheKey(key))
+	b, err = get.Bytes()
+	if err == nil {
+		err = ttl.Err()
+	}
+	if errors.Is(err, redis.Nil) {
 		return nil, 0, false, nil
 	} else if err != nil {
 		return nil, 0, false, fmt.Errorf("read cache: %w", err)
@@ -84,7 +96,6 @@ func (r *Results) CachedBytes(ctx context.Context, key string) (b []byte, left t
 	if ttl.Val() <= 0 {
 		return nil, 0, false, nil
 	}
-	b, _ = get.Bytes()
 	return b, ttl.Val(), true, nil
 }
 

@@ -8,14 +8,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
-	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
 
 // TestStoreKeepsLongestTTL checks that storing a result again never
 // shortens what is cached.
 func TestStoreKeepsLongestTTL(t *testing.T) {
-	r := storage.NewResults(testenv.Redis(t), "test:")
+	r := testenv.Results(t, testenv.Redis(t), "test:")
 	ctx := context.Background()
 	tests := []struct {
 		name   string
@@ -47,7 +46,7 @@ func TestStoreKeepsLongestTTL(t *testing.T) {
 
 // TestWishes checks that the longest wish of a run is kept and read once.
 func TestWishes(t *testing.T) {
-	r := storage.NewResults(testenv.Redis(t), "test:")
+	r := testenv.Results(t, testenv.Redis(t), "test:")
 	ctx := context.Background()
 	for _, ttl := range []time.Duration{time.Minute, time.Hour, 2 * time.Minute} {
 		if err := r.Wish(ctx, "run1", ttl); err != nil {

@@ -254,3 +254,13 @@ func ValidForADay(rawURL string) bool {
 	secs, err := strconv.Atoi(u.Query().Get("X-Amz-Expires"))
 	return err == nil && secs >= 86400 && secs <= 86400+300
 }
+
+// Results is storage.NewResults for a test: a failure fails tb.
+func Results(tb testing.TB, rdb *redis.Client, prefix string) *storage.Results {
+	tb.Helper()
+	r, err := storage.NewResults(rdb, prefix)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}

@@ -35,7 +35,7 @@ func TestChromiumKilledMidJob(t *testing.T) {
 	t.Cleanup(fx.Close)
 	timing := overview.Timing{Wait: 2 * time.Minute, Visit: 30 * time.Second, MaxRetry: 2}
 	pool := startPool(t, timing.Visit)
-	results := storage.NewResults(rdb, "test:")
+	results := testenv.Results(t, rdb, "test:")
 	h, err := NewHandler(HandlerOptions{Pool: pool, Results: results, SearchURL: fx.URL + "/search"})
 	if err != nil {
 		t.Fatal(err)

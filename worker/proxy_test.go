@@ -193,7 +193,7 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 	}
 	t.Cleanup(func() { pool.Close() })
 	prefix := "test-" + testenv.RandomHex(4) + ":"
-	results := storage.NewResults(rdb, prefix)
+	results := testenv.Results(t, rdb, prefix)
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg, pool)
 	h, err := NewHandler(HandlerOptions{Pool: pool, Results: results, SearchURL: searchURL, Exits: set,

@@ -54,7 +54,7 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	results := storage.NewResults(rdb, "test:")
+	results := testenv.Results(t, rdb, "test:")
 	reg := prometheus.NewRegistry()
 	h, err := NewHandler(HandlerOptions{Pool: pool, Screenshots: shots, Results: results,
 		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler), Observer: NewMetrics(reg, pool)})

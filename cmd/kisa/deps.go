@@ -155,9 +155,9 @@ func openScreenshots(ctx context.Context, cfg config.Config) (*storage.Screensho
 
 // newOverviewService builds the overview use case on Redis and the
 // bucket; web and worker processes both use it.
-func newOverviewService(cfg config.Config, rdb *redis.Client, shots *storage.Screenshots, log *slog.Logger) *overview.Service {
+func newOverviewService(cfg config.Config, rdb *redis.Client, results *storage.Results, shots *storage.Screenshots, log *slog.Logger) *overview.Service {
 	return overview.New(overview.Options{
-		Results: storage.NewResults(rdb, redisPrefix), Client: asynq.NewClientFromRedisClient(rdb),
+		Results: results, Client: asynq.NewClientFromRedisClient(rdb),
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
 	})
 }

@@ -43,7 +43,11 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	js := newJobs(cfg, newOverviewService(cfg, rdb, shots, log), db, secrets, log)
+	results, err := storage.NewResults(rdb, redisPrefix)
+	if err != nil {
+		return err
+	}
+	js := newJobs(cfg, newOverviewService(cfg, rdb, results, shots, log), db, secrets, log)
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
 		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
 		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, SearchURL: cfg.SearchURL,
@@ -71,7 +75,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	}
 	defer pool.Close()
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots,
-		Results: storage.NewResults(rdb, redisPrefix), Jobs: js, SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
+		Results: results, Jobs: js, SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
 		Rotation: storage.NewExitRotation(rdb, redisPrefix, cfg.ProxyCooldown), CountExit: metrics.ExitVisit,
 		Logger: log, Observer: metrics})
 	if err != nil {
