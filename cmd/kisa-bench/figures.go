@@ -206,7 +206,7 @@ func (s *suite) miss() error {
 			}
 			a = append(a, ms(d))
 		}
-		v, err := s.visits(false, s.n.Misses, fmt.Sprintf("bench-base-%s-%d", s.res.Time, round))
+		v, _, err := s.visits(false, s.n.Misses, 1, fmt.Sprintf("bench-base-%s-%d", s.res.Time, round))
 		if err != nil {
 			return err
 		}
@@ -221,10 +221,11 @@ func (s *suite) miss() error {
 	return nil
 }
 
-// visits runs `kisa-bench visit` (the standalone browser baseline) and
-// returns its durations in ms.
-func (s *suite) visits(fresh bool, n int, tag string) ([]float64, error) {
-	args := []string{"visit", "--url", s.fixture + "/search", "--n", fmt.Sprint(n), "--tag", tag}
+// visits runs `kisa-bench visit` (the standalone browser baseline), par
+// visits at once (with fresh), and returns their durations and the wall
+// time of all of them, in ms.
+func (s *suite) visits(fresh bool, n, par int, tag string) ([]float64, float64, error) {
+	args := []string{"visit", "--url", s.fixture + "/search", "--n", fmt.Sprint(n), "--tag", tag, "--par", fmt.Sprint(par)}
 	if fresh {
 		args = append(args, "--fresh")
 	}
@@ -234,46 +235,103 @@ func (s *suite) visits(fresh bool, n int, tag string) ([]float64, error) {
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		return nil, fmt.Errorf("kisa-bench visit: %w: %s", err, stderr.Bytes())
+		return nil, 0, fmt.Errorf("kisa-bench visit: %w: %s", err, stderr.Bytes())
 	}
-	var v struct{ MS []float64 }
+	var v struct {
+		MS     []float64
+		WallMS float64 `json:"wall_ms"`
+	}
 	if err := json.Unmarshal(out, &v); err != nil {
-		return nil, fmt.Errorf("kisa-bench visit printed %q", out)
+		return nil, 0, fmt.Errorf("kisa-bench visit printed %q", out)
 	}
-	return v.MS, nil
+	return v.MS, v.WallMS, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// coalesce: identical concurrent misses must make one browser visit.
+// coalesce: identical concurrent misses, every other one asynchronous,
+// must make one browser visit; every synchronous answer is 200 and every
+// job ends done.
 func (s *suite) coalesce() error {
 	if err := s.ensureWorker(2); err != nil {
 		return err
 	}
 	query := "bench coalesce " + s.res.Time
-	body := overviewBody(query, true)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	failed := 0
-	for range s.n.Coalesce {
+	failed, async := 0, 0
+	for i := range s.n.Coalesce {
 		wg.Go(func() {
-			if _, err := s.overview(body); err != nil {
-				mu.Lock()
+			var err error
+			if i%2 == 1 {
+				err = s.asyncOverview(overviewBodyAsync(query))
+			} else {
+				_, err = s.overview(overviewBody(query, true))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if i%2 == 1 {
+				async++
+			}
+			if err != nil {
 				failed++
-				mu.Unlock()
+				fmt.Fprintln(s.log, "bench: coalesce:", err)
 			}
 		})
 	}
 	wg.Wait()
-	s.res.note("Coalescing sends synchronous requests only: asynchronous jobs are not on this branch yet.")
 	n, err := s.fixtureVisits(query)
 	if err != nil {
 		return err
 	}
-	s.res.add(row{Figure: fmt.Sprintf("coalescing: %d identical concurrent misses (sync)", s.n.Coalesce),
+	s.res.add(row{Figure: fmt.Sprintf("coalescing: %d identical concurrent misses (%d sync, %d async)", s.n.Coalesce, s.n.Coalesce-async, async),
 		Kisa: fmt.Sprintf("%d browser visit(s), %d failed requests", n, failed), Baseline: "-", Ratio: "-",
 		Target: "exactly one visit", Met: yes(n == 1 && failed == 0)})
 	return nil
+}
+
+// overviewBodyAsync is overviewBody (screenshots on) as an async job.
+func overviewBodyAsync(query string) string {
+	var m map[string]any
+	json.Unmarshal([]byte(overviewBody(query, true)), &m)
+	m["async"] = true
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// asyncOverview submits body as a job (202 and Location) and polls the
+// job until it ends; a job that does not end done is an error.
+func (s *suite) asyncOverview(body string) error {
+	req, _ := http.NewRequestWithContext(s.ctx, http.MethodPost, s.web+"/v1/networks/browser/ai-overview", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusAccepted || loc == "" {
+		return fmt.Errorf("async overview: %s %s", resp.Status, b)
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		var v struct {
+			Data struct{ Status string } `json:"data"`
+		}
+		if err := s.getJSON(s.web+loc, &v); err != nil {
+			return err
+		}
+		switch v.Data.Status {
+		case "done":
+			return nil
+		case "failed":
+			return fmt.Errorf("job %s failed", loc)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("job %s did not end within 5 minutes", loc)
 }
 
 // fixtureVisits asks the fixture how often query's page was served.

@@ -37,9 +37,9 @@ type counts struct {
 
 func countsFor(quick bool) counts {
 	if quick {
-		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 8, Fresh: 3, Coalesce: 50, Stability: 100}
+		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 8, Fresh: 8, Coalesce: 50, Stability: 100}
 	}
-	return counts{Rounds: 5, WrkTime: 10 * time.Second, Misses: 5, Queries: 200, Fresh: 20, Coalesce: 50, Stability: 1000}
+	return counts{Rounds: 5, WrkTime: 10 * time.Second, Misses: 5, Queries: 200, Fresh: 200, Coalesce: 50, Stability: 1000}
 }
 
 // suite is one run: the processes it started and what they need.

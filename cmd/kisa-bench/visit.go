@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/kisa-dev/kisa/worker/browser"
@@ -17,13 +18,15 @@ import (
 // --fresh, a browser launched for each visit, as simple scrapers do), but
 // without queue, Redis, uploads or HTTP. It prints the durations of n
 // visits of distinct queries as JSON {"ms":[...]} after one untimed
-// warm-up visit.
+// warm-up visit. With --fresh and --par P, P visits run at once, each in
+// its browser, and "wall_ms" is the time for all n.
 func runVisit(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("visit", flag.ContinueOnError)
 	search := fs.String("url", "", "search URL (the fixture's /search)")
 	fresh := fs.Bool("fresh", false, "launch a fresh Chromium for each visit")
 	n := fs.Int("n", 3, "timed visits")
 	tag := fs.String("tag", "visit", "query prefix, so that queries are distinct across runs")
+	par := fs.Int("par", 1, "with --fresh: visits (browsers) at once")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -41,15 +44,40 @@ func runVisit(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("warm-up visit: %w", err)
 		}
 	}
-	var ms []float64
-	for i := range *n {
-		start := time.Now()
-		if err := visitOnce(ctx, pool, cfg, visitRequest(*search, fmt.Sprintf("%s-%d", *tag, i))); err != nil {
-			return err
-		}
-		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+	ms, wall, err := timeVisits(ctx, pool, cfg, *n, max(1, *par), func(i int) browser.VisitRequest {
+		return visitRequest(*search, fmt.Sprintf("%s-%d", *tag, i))
+	})
+	if err != nil {
+		return err
 	}
-	return json.NewEncoder(stdout).Encode(map[string]any{"ms": ms})
+	return json.NewEncoder(stdout).Encode(map[string]any{"ms": ms, "wall_ms": wall})
+}
+
+// timeVisits makes n visits, par at once, and returns each one's duration
+// and the wall time of all, in ms; the first error stops it.
+func timeVisits(ctx context.Context, pool *browser.Pool, cfg browser.Config, n, par int, req func(int) browser.VisitRequest) ([]float64, float64, error) {
+	var mu sync.Mutex
+	var ms []float64
+	var first error
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			t := time.Now()
+			err := visitOnce(ctx, pool, cfg, req(i))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+			ms = append(ms, float64(time.Since(t).Microseconds())/1000)
+		})
+	}
+	wg.Wait()
+	return ms, float64(time.Since(start).Microseconds()) / 1000, first
 }
 
 // visitOnce visits req in pool, or in a browser of its own when pool is nil.
