@@ -37,7 +37,7 @@ type counts struct {
 
 func countsFor(quick bool) counts {
 	if quick {
-		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 8, Fresh: 8, Coalesce: 50, Stability: 100}
+		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 16, Fresh: 8, Coalesce: 50, Stability: 100}
 	}
 	return counts{Rounds: 5, WrkTime: 10 * time.Second, Misses: 5, Queries: 200, Fresh: 200, Coalesce: 50, Stability: 1000}
 }
