@@ -179,6 +179,29 @@ func TestLimitRedisDown(t *testing.T) {
 	}
 }
 
+// TestLimiterDeadline: the limiter's calls share a context that ends
+// between limiterWait and 1.1 x limiterWait after it is handed out, and
+// a new one is made once a tenth of limiterWait has passed.
+func TestLimiterDeadline(t *testing.T) {
+	l := &limiter{}
+	first := l.deadline()
+	dl, ok := first.Deadline()
+	if left := time.Until(dl); !ok || left <= limiterWait-limiterWait/10 || left > limiterWait+limiterWait/10 {
+		t.Fatalf("deadline %v from now (set %v), want between %v and %v", left, ok, limiterWait, limiterWait+limiterWait/10)
+	}
+	if l.deadline() != first {
+		t.Errorf("a call right after got a context of its own, want the shared one")
+	}
+	time.Sleep(limiterWait/10 + 10*time.Millisecond)
+	next := l.deadline()
+	if next == first {
+		t.Fatalf("the shared context was still handed out after %v", limiterWait/10)
+	}
+	if dl2, _ := next.Deadline(); !dl2.After(dl) {
+		t.Errorf("renewed deadline %v, want after %v", dl2, dl)
+	}
+}
+
 // TestLimitConcurrent: a key may have Concurrent overview requests
 // waiting at once, across web processes; one more is answered 429 unless
 // the cache answers it, and the slots are freed when the requests end.
