@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -172,18 +173,27 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	ov.Complete = ov.Complete && (v.Settled || !ov.HasOverview)
 	res := kisa.Result{Overview: ov, TakenAt: h.now().UTC()}
 	prefix := fmt.Sprintf("%s/%s/%s/", h.now().UTC().Format("2006-01-02"), p.Key, uuid.NewString())
+	// The page's HTML (gzipped, the slowest part) is stored while the
+	// screenshots go up.
+	var wg sync.WaitGroup
+	var htmlErr error
+	if h.shots != nil {
+		wg.Go(func() { htmlErr = h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML) })
+	}
 	if p.Screenshots {
-		if res.Screenshots, err = h.storeShots(ctx, prefix, v.Screenshots); err != nil {
-			return kisa.Result{}, err
-		}
+		res.Screenshots, err = h.storeShots(ctx, prefix, v.Screenshots)
+	}
+	wg.Wait()
+	if err != nil {
+		return kisa.Result{}, err
 	}
 	if h.shots == nil {
 		return res, nil
 	}
 	// The HTML is kept best-effort: a job that needs no screenshots still
 	// succeeds while storage is down; only a rawHtml request then fails.
-	if err := h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML); err != nil {
-		log.Warn("page HTML not stored", "error", err)
+	if htmlErr != nil {
+		log.Warn("page HTML not stored", "error", htmlErr)
 		return res, nil
 	}
 	res.RawHTML = prefix + "page.html.gz"
@@ -250,20 +260,25 @@ func (h *Handler) pageURL(p jobs.OverviewPayload) string {
 	return u.String()
 }
 
-// storeShots uploads the three PNGs under prefix and returns their object
+// storeShots uploads the three PNGs under prefix, at once, and returns their object
 // keys.
 func (h *Handler) storeShots(ctx context.Context, prefix string, shots map[string][]byte) (map[string]string, error) {
 	out := map[string]string{}
 	for _, name := range kisa.ShotNames {
-		png, ok := shots[name]
-		if !ok {
+		if _, ok := shots[name]; !ok {
 			return nil, kisa.Fail(kisa.Internal, kisa.PartBrowser, fmt.Errorf("browser returned no %s screenshot", name))
 		}
-		obj := prefix + name + ".png"
-		if err := h.shots.Put(ctx, obj, png); err != nil {
-			return nil, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
-		}
-		out[name] = obj
+		out[name] = prefix + name + ".png"
+	}
+	// The three go up at once.
+	errs := make([]error, len(kisa.ShotNames))
+	var wg sync.WaitGroup
+	for i, name := range kisa.ShotNames {
+		wg.Go(func() { errs[i] = h.shots.Put(ctx, out[name], shots[name]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 	}
 	return out, nil
 }
