@@ -58,6 +58,7 @@ func TestKillLoop(t *testing.T) {
 		fixture: serpfixture.Options{OverviewDelay: time.Second}})
 	ws := &workerSet{bin: bin, env: s.environ, tmp: t.TempDir(), search: s.env("KISA_SEARCH_URL")}
 	t.Cleanup(ws.killAll)
+	t.Cleanup(func() { ws.logFailure(t) })
 
 	t0 := time.Now()
 	statuses := make(chan string, kills)
@@ -152,6 +153,18 @@ func (ws *workerSet) start(t *testing.T) *workerProc {
 	defer ws.mu.Unlock()
 	ws.live = append(ws.live, w)
 	return w
+}
+
+// logFailure logs what the live workers wrote, when the test failed.
+func (ws *workerSet) logFailure(t *testing.T) {
+	if !t.Failed() {
+		return
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for i, w := range ws.live {
+		t.Logf("live worker %d (pid %d) wrote:\n%s", i, w.cmd.Process.Pid, w.logs)
+	}
 }
 
 // opened returns the live worker that has opened the page of query q, or nil.
