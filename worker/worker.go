@@ -260,8 +260,8 @@ func (h *Handler) pageURL(p jobs.OverviewPayload) string {
 	return u.String()
 }
 
-// storeShots uploads the three PNGs under prefix, at once, and returns their object
-// keys.
+// storeShots uploads the three PNGs under prefix, all at once, and
+// returns their object keys.
 func (h *Handler) storeShots(ctx context.Context, prefix string, shots map[string][]byte) (map[string]string, error) {
 	out := map[string]string{}
 	for _, name := range kisa.ShotNames {
@@ -270,7 +270,6 @@ func (h *Handler) storeShots(ctx context.Context, prefix string, shots map[strin
 		}
 		out[name] = prefix + name + ".png"
 	}
-	// The three go up at once.
 	errs := make([]error, len(kisa.ShotNames))
 	var wg sync.WaitGroup
 	for i, name := range kisa.ShotNames {
