@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/testenv"
@@ -64,7 +66,7 @@ func TestKillLoop(t *testing.T) {
 	statuses := make(chan string, kills)
 	ws.start(t)
 	ws.start(t)
-	waitFor(t, 2*time.Minute, func() bool { return s.liveWorkers(t) == 2 }, "both workers to start")
+	waitFor(t, 2*time.Minute, func() bool { return ws.serving(t, s.queue) }, "both workers to start")
 	for i := range kills {
 		q := fmt.Sprintf("kill loop %d", i)
 		go func() {
@@ -86,13 +88,7 @@ func TestKillLoop(t *testing.T) {
 	// recovers it at once, instead of at its elders' next minutely pass.
 	time.Sleep(time.Until(lastKill.Add(recoverAfter)))
 	ws.start(t)
-	waitFor(t, 2*time.Minute, func() bool {
-		q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
-		if err != nil {
-			t.Fatalf("asynq inspector: %v", err)
-		}
-		return q.Pending+q.Active+q.Scheduled+q.Retry == 0
-	}, "every task to complete or be archived")
+	s.waitIdleWithin(t, 2*time.Minute)
 	if q, err := s.queue.GetQueueInfo(jobs.QueueOverview); err == nil {
 		t.Logf("%d kills in %s: %d tasks archived, %d attempts; queue empty after %s",
 			kills, lastKill.Sub(t0).Round(time.Second), q.Archived, q.ProcessedTotal, time.Since(t0).Round(time.Second))
@@ -297,14 +293,30 @@ func exited(proc string) bool {
 	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
 }
 
-// liveWorkers counts the asynq servers that have sent a heartbeat.
-func (s *stack) liveWorkers(t *testing.T) int {
+// serving reports whether every live worker process has registered its
+// overview server with asynq. A worker registers two servers (overview
+// tasks, and webhooks and maintenance), so the count of servers alone
+// says nothing about how many workers are up; their PIDs do.
+func (ws *workerSet) serving(t *testing.T, queue *asynq.Inspector) bool {
 	t.Helper()
-	servers, err := s.queue.Servers()
+	servers, err := queue.Servers()
 	if err != nil {
 		t.Fatalf("asynq inspector: %v", err)
 	}
-	return len(servers)
+	up := map[int]bool{}
+	for _, srv := range servers {
+		if _, ok := srv.Queues[jobs.QueueOverview]; ok {
+			up[srv.PID] = true
+		}
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.live {
+		if !up[w.cmd.Process.Pid] {
+			return false
+		}
+	}
+	return len(ws.live) > 0
 }
 
 // postStatus sends an overview request and returns its status, or the

@@ -133,10 +133,7 @@ func TestSentinelFailover(t *testing.T) {
 		}, fmt.Sprintf("request %d to be answered 200 on retry", i))
 	}
 	s.mustOK(t, `{"query":"after the failover","languageCode":"en","screenshots":false}`)
-	waitFor(t, recoverAfter+30*time.Second, func() bool {
-		q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
-		return err == nil && q.Pending+q.Active+q.Scheduled+q.Retry == 0
-	}, "the overview queue to empty after the recovery")
+	s.waitIdleWithin(t, recoverAfter+30*time.Second)
 	q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
 	if err != nil || q.Archived != 0 {
 		t.Errorf("queue after the failover: %+v, %v; want no archived (failed) task", q, err)
