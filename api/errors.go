@@ -197,10 +197,33 @@ func publicError(err error) *Error {
 	return nil
 }
 
+// statusClientClosed is the status recorded, in the request log and the
+// metrics, for a request whose client closed the connection before its
+// answer was ready (nginx's 499, Client Closed Request). No answer reaches
+// that client; the code keeps such requests out of the 5xx counts, which
+// are the service's own failures.
+const statusClientClosed = 499
+
+// clientGone reports whether err ended a request because its client left:
+// the request's context is cancelled (net/http does so when the
+// connection closes) and err is that cancellation.
+func clientGone(c *gin.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && errors.Is(c.Request.Context().Err(), context.Canceled)
+}
+
 // writeError answers err in the failure envelope. Application errors are
 // told as they are; anything else is logged with the request id and
 // answered with an incident phrase, its cause never echoed.
+// A request whose client left is recorded as statusClientClosed, its
+// cause logged at debug level only: it is neither an incident nor an
+// unavailable part of the service.
 func (s *Server) writeError(c *gin.Context, err error) {
+	if clientGone(c, err) {
+		s.log.DebugContext(c.Request.Context(), "client closed the request", slog.String("request_id", requestID(c)),
+			slog.String("error", err.Error()))
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
 	e := publicError(err)
 	if e != nil && error(e) != err {
 		s.log.WarnContext(c.Request.Context(), "request failed", slog.String("request_id", requestID(c)),

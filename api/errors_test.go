@@ -1,11 +1,14 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -94,4 +97,68 @@ func TestUnrecognisedIsIncident(t *testing.T) {
 		t.Fatalf("status %d, want 500", res.Status)
 	}
 	checkIncident(t, srv, res, evidence)
+}
+
+// TestClientGone: a read whose client closed the connection before its
+// answer was ready is recorded as 499 in the request log and the metrics,
+// not as an incident (its query was cancelled); TestOverviewClientGone
+// does the same for an overview's wait. A cancellation the client did not
+// cause stays an incident.
+func TestClientGone(t *testing.T) {
+	srv := newTestServer(t, time.Minute)
+	acc, key := newCaller(t, srv.db)
+	in, err := srv.db.CreateIntegration(context.Background(), acc, "google-looker-studio", []byte(`{"email":"a@b.c"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/v1/integrations/" + in.String()
+	if res := get(t, srv, path, key); res.Status != http.StatusOK { // the key is cached from here on
+		t.Fatalf("read: status %d, body %s", res.Status, res.Body)
+	}
+	srv.router.GET("/own-cancel", func(c *gin.Context) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		srv.writeError(c, fmt.Errorf("a call of the server's own: %w", ctx.Err()))
+	})
+	left := func(path string) *http.Request {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return request(http.MethodGet, path, key, "").WithContext(ctx)
+	}
+	do(t, srv, left(path))
+	checkClientGone(t, srv, "/v1/integrations/:id")
+	res := do(t, srv, request(http.MethodGet, "/own-cancel", "", ""))
+	if res.Status != http.StatusInternalServerError {
+		t.Fatalf("own cancellation: status %d, want 500", res.Status)
+	}
+	checkIncident(t, srv, res, "a call of the server's own")
+}
+
+// checkClientGone fails unless the one request to route that did not
+// succeed is counted and logged as 499, with its cause at debug level and
+// neither an incident nor a warning.
+func checkClientGone(tb testing.TB, srv *testServer, route string) {
+	tb.Helper()
+	labels := map[string]string{"route": route, "status": strconv.Itoa(statusClientClosed)}
+	if n := counterValue(tb, srv.opts.Registry, "kisa_http_requests_total", labels); n != 1 {
+		tb.Errorf("%v requests to %s counted with status 499, want 1", n, route)
+	}
+	var logged bool
+	for _, l := range srv.logs.logLines(tb) {
+		switch {
+		case l["msg"] == "internal error" || l["msg"] == "request failed":
+			tb.Errorf("a request whose client left is logged as %q: %v", l["msg"], l)
+		case l["msg"] == "request" && l["route"] == route && l["status"] != float64(http.StatusOK):
+			logged = true
+			if l["status"] != float64(statusClientClosed) {
+				tb.Errorf("request logged with status %v, want %d: %v", l["status"], statusClientClosed, l)
+			}
+		}
+	}
+	if !logged {
+		tb.Errorf("no request line logged for %s", route)
+	}
+	if !hasLog(tb, srv.logs, "client closed the request", "level", "DEBUG") {
+		tb.Error("the cause of a request whose client left is not logged at debug level")
+	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
@@ -70,5 +72,22 @@ func TestOverviewUnavailable(t *testing.T) {
 				t.Error("no Retry-After header")
 			}
 		})
+	}
+}
+
+// TestOverviewClientGone: a client that leaves while its overview waits
+// for a browser is recorded as 499, not as "the job queue is unavailable"
+// (503), and its job stays queued for the next request to find.
+func TestOverviewClientGone(t *testing.T) {
+	rdb := testenv.Redis(t)
+	srv, key := overviewServer(t, rdb, time.Minute)
+	ctx, cancel := context.WithCancel(context.Background()) // as net/http does when the connection closes
+	defer time.AfterFunc(300*time.Millisecond, cancel).Stop()
+	req := request(http.MethodPost, "/v1/networks/browser/ai-overview", key, `{"query":"a client that leaves"}`)
+	do(t, srv, req.WithContext(ctx))
+	checkClientGone(t, srv, "/v1/networks/browser/ai-overview")
+	pending, err := asynq.NewInspectorFromRedisClient(rdb).ListPendingTasks(jobs.QueueOverview)
+	if err != nil || len(pending) != 1 {
+		t.Errorf("%d pending overview tasks (%v), want the one the client left", len(pending), err)
 	}
 }
