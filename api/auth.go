@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/storage"
@@ -112,8 +113,9 @@ func (s *Server) require(scope string) gin.HandlerFunc {
 // not hit the database; a revoked key (or an account whose 2FA was turned
 // off) is therefore refused at most ttl after the change.
 type keyCache struct {
-	ttl time.Duration
-	now func() time.Time
+	ttl   time.Duration
+	now   func() time.Time
+	loads singleflight.Group // by lookup: one read of a key at a time
 
 	mu      sync.Mutex
 	entries map[string]cachedKey
@@ -130,20 +132,45 @@ func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
 	return &keyCache{ttl: ttl, now: now, entries: map[string]cachedKey{}}
 }
 
+// keyLoadTimeout bounds one read of a key, which every request waiting
+// for that key shares.
+const keyLoadTimeout = 5 * time.Second
+
 // get returns the cached key for lookup, or loads and caches it. Lookups
-// that fail are not cached.
+// that fail are not cached. Requests that miss at once share one load
+// (when the entry of a busy key expires, its requests would otherwise
+// each read it and record its use, queueing on the key's row); the load
+// is not cut short when the request that started it leaves, and a
+// request that leaves stops waiting with its context's error.
 func (k *keyCache) get(ctx context.Context, lookup string, load func(context.Context, string) (storage.APIKey, error)) (storage.APIKey, error) {
-	now := k.now()
 	k.mu.Lock()
 	e, ok := k.entries[lookup]
 	k.mu.Unlock()
-	if ok && now.Before(e.expires) {
+	if ok && k.now().Before(e.expires) {
 		return e.key, nil
 	}
-	key, err := load(ctx, lookup)
-	if err != nil || k.ttl <= 0 {
+	done := k.loads.DoChan(lookup, func() (any, error) {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyLoadTimeout)
+		defer cancel()
+		key, err := load(lctx, lookup)
+		if err == nil && k.ttl > 0 {
+			k.put(lookup, key)
+		}
 		return key, err
+	})
+	select {
+	case r := <-done:
+		key, _ := r.Val.(storage.APIKey)
+		return key, r.Err
+	case <-ctx.Done():
+		return storage.APIKey{}, ctx.Err()
 	}
+}
+
+// put caches key for ttl, making room by dropping expired entries; when
+// the cache is full of live ones, key is not kept.
+func (k *keyCache) put(lookup string, key storage.APIKey) {
+	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if len(k.entries) >= keyCacheMax {
@@ -156,5 +183,4 @@ func (k *keyCache) get(ctx context.Context, lookup string, load func(context.Con
 	if len(k.entries) < keyCacheMax {
 		k.entries[lookup] = cachedKey{key: key, expires: now.Add(k.ttl)}
 	}
-	return key, nil
 }

@@ -2,13 +2,18 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/storage"
 )
 
 const (
@@ -143,4 +148,60 @@ func TestKeyCacheChecksSecret(t *testing.T) {
 		forged = key[:len(key)-3] + "BBB"
 	}
 	checkJSON(t, get(t, ts, "/v1/knowledgebase", forged), 401, bodyInvalid)
+}
+
+// TestKeyCacheLoadsOnce: requests for a key that is not cached share one
+// load; one that leaves while it runs stops waiting at once with its
+// context's error, without cutting the load short for the others.
+func TestKeyCacheLoadsOnce(t *testing.T) {
+	cache := newKeyCache(time.Minute, time.Now)
+	want := storage.APIKey{ID: uuid.New()}
+	var loads atomic.Int32
+	gate := make(chan struct{})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release)
+	load := func(ctx context.Context, _ string) (storage.APIKey, error) {
+		loads.Add(1)
+		<-gate
+		return want, ctx.Err()
+	}
+	gone, leave := context.WithCancel(context.Background())
+	left := make(chan error, 1)
+	go func() {
+		_, err := cache.get(gone, "lookup", load)
+		left <- err
+	}()
+	const waiting = 50
+	errs := make(chan error, waiting)
+	for range waiting {
+		go func() {
+			got, err := cache.get(context.Background(), "lookup", load)
+			if err == nil && got.ID != want.ID {
+				err = fmt.Errorf("got key %s, want %s", got.ID, want.ID)
+			}
+			errs <- err
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // let them join the load
+	leave()
+	select {
+	case err := <-left:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the request that left got %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request that left still waits for the load")
+	}
+	release()
+	for range waiting {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := loads.Load(); n != 1 {
+		t.Errorf("%d loads for %d requests at once, want 1", n, waiting+1)
+	}
+	if _, err := cache.get(context.Background(), "lookup", load); err != nil || loads.Load() != 1 {
+		t.Errorf("after the load: err %v, %d loads; want the cached key", err, loads.Load())
+	}
 }
