@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/kisa-dev/kisa"
@@ -39,10 +40,14 @@ const maxConns = 20
 // Open connects to the PostgreSQL database at url and checks it answers.
 // It returns an error when the URL is malformed or the server is down.
 func Open(ctx context.Context, url string) (*DB, error) {
-	db, err := sqlx.Open("pgx", url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	db := sqlx.NewDb(stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
+		encodeUUIDs(c.TypeMap())
+		return nil
+	})), "pgx")
 	// As many idle connections as open ones: with fewer, a busy process
 	// closes a connection each time one comes back past the idle limit and
 	// opens a new one (a new PostgreSQL backend process) moments later.
