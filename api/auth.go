@@ -51,6 +51,10 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
+// errInvalidKey answers a key that does not exist, does not match, or was
+// revoked: the client cannot tell which.
+var errInvalidKey = &Error{Code: CodeUnauthorized, Message: "invalid API key"}
+
 func (s *Server) principal(c *gin.Context) (Principal, error) {
 	header := c.GetHeader("Authorization")
 	if header == "" {
@@ -60,20 +64,19 @@ func (s *Server) principal(c *gin.Context) (Principal, error) {
 	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return Principal{}, Errorf(CodeUnauthorized, "authorization header must be \"Bearer <API key>\"")
 	}
-	invalid := Errorf(CodeUnauthorized, "invalid API key")
 	lookup, secret, ok := apikey.Parse(s.opts.KeyPrefix, strings.TrimSpace(token))
 	if !ok {
-		return Principal{}, invalid
+		return Principal{}, errInvalidKey
 	}
 	key, err := s.keys.get(c.Request.Context(), lookup, s.loadKey)
 	if errors.Is(err, storage.ErrNotFound) {
-		return Principal{}, invalid
+		return Principal{}, errInvalidKey
 	}
 	if err != nil {
 		return Principal{}, err
 	}
 	if !apikey.Matches(secret, key.SecretHash) || key.RevokedAt != nil {
-		return Principal{}, invalid
+		return Principal{}, errInvalidKey
 	}
 	if !key.TwoFactorEnabled {
 		return Principal{}, &Error{

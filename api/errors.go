@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -90,14 +91,30 @@ func writeData(c *gin.Context, data any) {
 // writeJSON answers status with v as JSON. URLs keep their & and < as they
 // are (no \u0026 escapes), and no newline follows the value.
 func writeJSON(c *gin.Context, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer putJSONBuffer(buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		c.Data(http.StatusInternalServerError, "application/json; charset=utf-8", []byte(`{"status":false,"error":"internal error"}`))
 		return
 	}
 	c.Data(status, "application/json; charset=utf-8", bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// jsonBuffers keeps writeJSON's buffers between answers: c.Data copies
+// the bytes out before the buffer is put back, and a buffer grown past
+// maxPooledJSON (a long list, say) is left to the collector.
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledJSON = 64 << 10
+
+func putJSONBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooledJSON {
+		return
+	}
+	buf.Reset()
+	jsonBuffers.Put(buf)
 }
 
 // Retry-After values, in seconds, of the answers that say "try again".
