@@ -120,12 +120,9 @@ func TestClientGone(t *testing.T) {
 		cancel()
 		srv.writeError(c, fmt.Errorf("a call of the server's own: %w", ctx.Err()))
 	})
-	left := func(path string) *http.Request {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		return request(http.MethodGet, path, key, "").WithContext(ctx)
-	}
-	do(t, srv, left(path))
+	gone, leave := context.WithCancel(context.Background()) // as net/http does when the connection closes
+	leave()
+	do(t, srv, request(http.MethodGet, path, key, "").WithContext(gone))
 	checkClientGone(t, srv, "/v1/integrations/:id")
 	res := do(t, srv, request(http.MethodGet, "/own-cancel", "", ""))
 	if res.Status != http.StatusInternalServerError {
