@@ -59,18 +59,25 @@ func New(prefix string) (Key, error) {
 }
 
 // Parse splits a presented key into its lookup and secret parts; ok is
-// false when it does not have the prefix or the shape of a key.
+// false when it does not have the prefix or the shape of a key: a lookup
+// part of lowercase hex and a secret part of base64url characters. It
+// runs on every request, so it checks the characters rather than decoding
+// them (decoding would allocate).
 func Parse(prefix, token string) (lookup, secret string, ok bool) {
 	body, found := strings.CutPrefix(token, prefix+"_")
 	if !found || len(body) != lookupLen+secretLen {
 		return "", "", false
 	}
 	lookup, secret = body[:lookupLen], body[lookupLen:]
-	if _, err := hex.DecodeString(lookup); err != nil || strings.ToLower(lookup) != lookup {
-		return "", "", false
+	for i := 0; i < len(lookup); i++ {
+		if b := lookup[i]; !('0' <= b && b <= '9' || 'a' <= b && b <= 'f') {
+			return "", "", false
+		}
 	}
-	if _, err := base64.RawURLEncoding.DecodeString(secret); err != nil {
-		return "", "", false
+	for i := 0; i < len(secret); i++ {
+		if b := secret[i]; !('A' <= b && b <= 'Z' || 'a' <= b && b <= 'z' || '0' <= b && b <= '9' || b == '-' || b == '_') {
+			return "", "", false
+		}
 	}
 	return lookup, secret, true
 }
@@ -81,9 +88,17 @@ func Hash(secret string) []byte {
 	return h[:]
 }
 
-// Matches compares a presented secret part with a stored hash in constant time.
+// Matches compares a presented secret part with a stored hash in constant
+// time. A secret part of the usual length is hashed from a copy on the
+// stack, so that checking a key allocates nothing.
 func Matches(secret string, hash []byte) bool {
-	return subtle.ConstantTimeCompare(Hash(secret), hash) == 1
+	if len(secret) != secretLen {
+		return subtle.ConstantTimeCompare(Hash(secret), hash) == 1
+	}
+	var b [secretLen]byte
+	copy(b[:], secret)
+	h := sha256.Sum256(b[:])
+	return subtle.ConstantTimeCompare(h[:], hash) == 1
 }
 
 // ValidScope reports whether s is a known scope.

@@ -64,6 +64,8 @@ func TestParse(t *testing.T) {
 		{name: "lookup in upper case", prefix: "kisa", token: "kisa_" + strings.ToUpper(body[:16]) + body[16:]},
 		{name: "secret not base64url", prefix: "kisa", token: "kisa_" + body[:58] + "="},
 		{name: "secret with standard base64", prefix: "kisa", token: "kisa_" + body[:58] + "/"},
+		{name: "secret with a line break", prefix: "kisa", token: "kisa_" + body[:57] + "\r\n"},
+		{name: "secret with a space", prefix: "kisa", token: "kisa_" + body[:58] + " "},
 		{name: "empty", prefix: "kisa", token: ""},
 		{name: "only the prefix", prefix: "kisa", token: "kisa_"},
 	}
@@ -135,5 +137,23 @@ func TestScopes(t *testing.T) {
 				t.Errorf("ValidScope(%q) = %v, want %v", tt.scope, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCheckAllocatesNothing: parsing a presented key and checking its
+// secret run on every request, and allocate nothing.
+func TestCheckAllocatesNothing(t *testing.T) {
+	k, err := apikey.New("kisa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		_, secret, ok := apikey.Parse("kisa", k.Plain)
+		if !ok || !apikey.Matches(secret, k.Hash) {
+			t.Fatal("the key does not check")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Parse and Matches allocate %v times, want 0", allocs)
 	}
 }
