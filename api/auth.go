@@ -24,30 +24,69 @@ type Principal struct {
 	// LimitAI and LimitOther are the account's budget overrides; nil
 	// keeps the configured default.
 	LimitAI, LimitOther *int
+
+	rateKeys map[string]string // budget: its limiter key, named once per key load
 }
 
-type principalKey struct{}
+// budgets are the limiter's budgets, each with a Redis key per API key.
+var budgets = []string{budgetAI, budgetOther, budgetConcurrent}
 
-func principalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
+// rateKey is the limiter's Redis key for p's budget.
+func (p *Principal) rateKey(budget string) string {
+	if k, ok := p.rateKeys[budget]; ok {
+		return k
+	}
+	return rateKeyOf(budget, p.KeyID)
 }
 
-// mustPrincipal returns the caller of an authenticated route.
-func mustPrincipal(c *gin.Context) Principal {
-	p, _ := principalFrom(c.Request.Context())
-	return p
+func rateKeyOf(budget string, key uuid.UUID) string { return "kisa:" + budget + ":" + key.String() }
+
+// requestState is what the middleware learns about a request: its id,
+// and once authenticate has run, its caller. requestIDs puts one into the
+// request's context as the request arrives, so that the request is copied
+// once for its context rather than once per middleware.
+type requestState struct {
+	id        string
+	principal *Principal // nil until authenticated; shared, not to be changed
 }
 
-// authenticate checks the bearer key (spec section 5) and puts the
-// principal into the request context.
+type requestStateKey struct{}
+
+func stateOf(ctx context.Context) *requestState {
+	st, _ := ctx.Value(requestStateKey{}).(*requestState)
+	return st
+}
+
+func principalFrom(ctx context.Context) (*Principal, bool) {
+	if st := stateOf(ctx); st != nil && st.principal != nil {
+		return st.principal, true
+	}
+	return nil, false
+}
+
+// mustPrincipal returns the caller of an authenticated route (an empty
+// one elsewhere). It is shared by the key's requests: read it, do not
+// change it.
+func mustPrincipal(c *gin.Context) *Principal {
+	if p, ok := principalFrom(c.Request.Context()); ok {
+		return p
+	}
+	return &Principal{}
+}
+
+// authenticate checks the bearer key (spec section 5) and records the
+// caller in the request's state.
 func (s *Server) authenticate(c *gin.Context) {
 	p, err := s.principal(c)
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), principalKey{}, p))
+	if st := stateOf(c.Request.Context()); st != nil {
+		st.principal = p
+	} else { // not through requestIDs (a route of its own in a test, say)
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestStateKey{}, &requestState{principal: p}))
+	}
 	c.Next()
 }
 
@@ -55,38 +94,37 @@ func (s *Server) authenticate(c *gin.Context) {
 // revoked: the client cannot tell which.
 var errInvalidKey = &Error{Code: CodeUnauthorized, Message: "invalid API key"}
 
-func (s *Server) principal(c *gin.Context) (Principal, error) {
+func (s *Server) principal(c *gin.Context) (*Principal, error) {
 	header := c.GetHeader("Authorization")
 	if header == "" {
-		return Principal{}, Errorf(CodeUnauthorized, "authorization header is missing")
+		return nil, Errorf(CodeUnauthorized, "authorization header is missing")
 	}
 	scheme, token, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return Principal{}, Errorf(CodeUnauthorized, "authorization header must be \"Bearer <API key>\"")
+		return nil, Errorf(CodeUnauthorized, "authorization header must be \"Bearer <API key>\"")
 	}
 	lookup, secret, ok := apikey.Parse(s.opts.KeyPrefix, strings.TrimSpace(token))
 	if !ok {
-		return Principal{}, errInvalidKey
+		return nil, errInvalidKey
 	}
-	key, err := s.keys.get(c.Request.Context(), lookup, s.loadKey)
+	k, err := s.keys.get(c.Request.Context(), lookup, s.loadKey)
 	if errors.Is(err, storage.ErrNotFound) {
-		return Principal{}, errInvalidKey
+		return nil, errInvalidKey
 	}
 	if err != nil {
-		return Principal{}, err
+		return nil, err
 	}
-	if !apikey.Matches(secret, key.SecretHash) || key.RevokedAt != nil {
-		return Principal{}, errInvalidKey
+	if !apikey.Matches(secret, k.key.SecretHash) || k.key.RevokedAt != nil {
+		return nil, errInvalidKey
 	}
-	if !key.TwoFactorEnabled {
-		return Principal{}, &Error{
+	if !k.key.TwoFactorEnabled {
+		return nil, &Error{
 			Code:    CodeForbidden,
 			Message: "two-factor authentication is required to use the API: enable 2FA in the dashboard",
 			Docs:    s.opts.DocsURL + "/errors#2fa-required",
 		}
 	}
-	return Principal{AccountID: key.AccountID, KeyID: key.ID, Scopes: key.Scopes(),
-		LimitAI: key.AI, LimitOther: key.Other}, nil
+	return k.principal, nil
 }
 
 // loadKey reads a key from PostgreSQL and records its use.
@@ -125,8 +163,24 @@ type keyCache struct {
 }
 
 type cachedKey struct {
-	key     storage.APIKey
+	key     *authKey
 	expires time.Time
+}
+
+// authKey is a stored key and the caller it makes, built once per load
+// (its scopes split, its limiter keys named) instead of on every request.
+type authKey struct {
+	key       storage.APIKey
+	principal *Principal
+}
+
+func newAuthKey(key storage.APIKey) *authKey {
+	p := &Principal{AccountID: key.AccountID, KeyID: key.ID, Scopes: key.Scopes(),
+		LimitAI: key.AI, LimitOther: key.Other, rateKeys: make(map[string]string, len(budgets))}
+	for _, b := range budgets {
+		p.rateKeys[b] = rateKeyOf(b, key.ID)
+	}
+	return &authKey{key: key, principal: p}
 }
 
 const keyCacheMax = 10000
@@ -145,7 +199,7 @@ const keyLoadTimeout = 5 * time.Second
 // each read it and record its use, queueing on the key's row); the load
 // is not cut short when the request that started it leaves, and a
 // request that leaves stops waiting with its context's error.
-func (k *keyCache) get(ctx context.Context, lookup string, load func(context.Context, string) (storage.APIKey, error)) (storage.APIKey, error) {
+func (k *keyCache) get(ctx context.Context, lookup string, load func(context.Context, string) (storage.APIKey, error)) (*authKey, error) {
 	k.mu.Lock()
 	e, ok := k.entries[lookup]
 	k.mu.Unlock()
@@ -156,23 +210,29 @@ func (k *keyCache) get(ctx context.Context, lookup string, load func(context.Con
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyLoadTimeout)
 		defer cancel()
 		key, err := load(lctx, lookup)
-		if err == nil && k.ttl > 0 {
-			k.put(lookup, key)
+		if err != nil {
+			return nil, err
 		}
-		return key, err
+		ak := newAuthKey(key)
+		if k.ttl > 0 {
+			k.put(lookup, ak)
+		}
+		return ak, nil
 	})
 	select {
 	case r := <-done:
-		key, _ := r.Val.(storage.APIKey)
-		return key, r.Err
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*authKey), nil
 	case <-ctx.Done():
-		return storage.APIKey{}, ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
 // put caches key for ttl, making room by dropping expired entries; when
 // the cache is full of live ones, key is not kept.
-func (k *keyCache) put(lookup string, key storage.APIKey) {
+func (k *keyCache) put(lookup string, key *authKey) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()

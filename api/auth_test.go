@@ -176,8 +176,8 @@ func TestKeyCacheLoadsOnce(t *testing.T) {
 	for range waiting {
 		go func() {
 			got, err := cache.get(context.Background(), "lookup", load)
-			if err == nil && got.ID != want.ID {
-				err = fmt.Errorf("got key %s, want %s", got.ID, want.ID)
+			if err == nil && got.key.ID != want.ID {
+				err = fmt.Errorf("got key %s, want %s", got.key.ID, want.ID)
 			}
 			errs <- err
 		}()

@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"testing"
 	"time"
@@ -25,14 +27,34 @@ func benchGet(b *testing.B, srv *testServer, path, key string) {
 
 // BenchmarkGetIntegration is one authenticated single-row read on the
 // real PostgreSQL, with the key cache on (one query a request) and off
-// (two: the key, then the row).
+// (two: the key, then the row), and as `kisa web` serves it under load:
+// the key cache on, the Redis limiter on through the auto-pipeliner, and
+// no request log line (the suite's KISA_LOG_LEVEL=warn).
 func BenchmarkGetIntegration(b *testing.B) {
+	asServed := func(o *Options) {
+		ap, err := testenv.Redis(b).AutoPipeline()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { ap.Close() })
+		o.Limits = Limits{Redis: ap, Other: 1_000_000_000, Hold: time.Minute}
+		o.Logger = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	for _, tc := range []struct {
-		name string
-		ttl  time.Duration
-	}{{"key cache on", 30 * time.Second}, {"key cache off", 0}} {
+		name  string
+		ttl   time.Duration
+		tweak func(*Options)
+	}{
+		{"key cache on", 30 * time.Second, nil},
+		{"key cache off", 0, nil},
+		{"as served", 30 * time.Second, asServed},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
-			srv := newTestServer(b, tc.ttl)
+			var tweaks []func(*Options)
+			if tc.tweak != nil {
+				tweaks = append(tweaks, tc.tweak)
+			}
+			srv := newTestServer(b, tc.ttl, tweaks...)
 			account := newAccount(b, srv.db, true)
 			key, _ := newKey(b, srv.db, account, apikey.ScopeIntegrationsRead)
 			id, err := srv.db.CreateIntegration(context.Background(), account, "google-looker-studio", []byte(`{"email":"a@b.c"}`))

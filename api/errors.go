@@ -96,10 +96,22 @@ func writeJSON(c *gin.Context, status int, v any) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		c.Data(http.StatusInternalServerError, "application/json; charset=utf-8", []byte(`{"status":false,"error":"internal error"}`))
+		writeJSONBytes(c, http.StatusInternalServerError, []byte(`{"status":false,"error":"internal error"}`))
 		return
 	}
-	c.Data(status, "application/json; charset=utf-8", bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	writeJSONBytes(c, status, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// jsonContentType is the Content-Type of every JSON answer, one slice
+// shared by all of them (header values are replaced, never changed in
+// place), as gin's own JSON renderer does.
+var jsonContentType = []string{"application/json; charset=utf-8"}
+
+// writeJSONBytes answers status with b, which is JSON.
+func writeJSONBytes(c *gin.Context, status int, b []byte) {
+	c.Writer.Header()["Content-Type"] = jsonContentType
+	c.Status(status)
+	c.Writer.Write(b)
 }
 
 // jsonBuffers keeps writeJSON's buffers between answers: c.Data copies

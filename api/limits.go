@@ -105,7 +105,7 @@ func newLimiter(cfg Limits, log *slog.Logger, m *metrics, now func() time.Time) 
 
 // budget returns the per-minute budget that applies to a request of p:
 // the account's override, else the configured default.
-func (l *limiter) budget(p Principal, ai bool) (string, int) {
+func (l *limiter) budget(p *Principal, ai bool) (string, int) {
 	if ai {
 		return budgetAI, valueOr(p.LimitAI, l.cfg.AI)
 	}
@@ -145,7 +145,8 @@ func (s *Server) limitRate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	budget, limit := l.budget(mustPrincipal(c), aiRoutes[c.FullPath()])
+	p := mustPrincipal(c)
+	budget, limit := l.budget(p, aiRoutes[c.FullPath()])
 	if limit <= 0 {
 		c.Next()
 		return
@@ -155,7 +156,7 @@ func (s *Server) limitRate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	res, err := l.gcra.Allow(l.deadline(), "kisa:"+budget+":"+mustPrincipal(c).KeyID.String(), redis_rate.PerMinute(limit))
+	res, err := l.gcra.Allow(l.deadline(), p.rateKey(budget), redis_rate.PerMinute(limit))
 	if err != nil {
 		l.failed(c.Request.Context(), budget, err)
 		c.Next()
@@ -176,11 +177,15 @@ func (s *Server) limitRate(c *gin.Context) {
 }
 
 // setRateHeaders tells the client its budget: the limit per minute, what
-// is left of it, and in how many seconds it is whole again.
+// is left of it, and in how many seconds it is whole again. The names are
+// written as net/http spells them on the wire (RateLimit-Limit becomes
+// Ratelimit-Limit either way), so that they are not re-cased on every
+// request, and the three values share one backing array.
 func setRateHeaders(c *gin.Context, limit int, res *redis_rate.Result) {
-	c.Header("RateLimit-Limit", strconv.Itoa(limit))
-	c.Header("RateLimit-Remaining", strconv.Itoa(max(0, res.Remaining)))
-	c.Header("RateLimit-Reset", strconv.Itoa(max(0, int(math.Ceil(res.ResetAfter.Seconds())))))
+	v := []string{strconv.Itoa(limit), strconv.Itoa(max(0, res.Remaining)),
+		strconv.Itoa(max(0, int(math.Ceil(res.ResetAfter.Seconds()))))}
+	h := c.Writer.Header()
+	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 }
 
 func ceilSeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
@@ -206,7 +211,7 @@ func (s *Server) holdSlot(c *gin.Context) (release func(), ok bool) {
 	if l == nil || l.cfg.Concurrent <= 0 || l.down() {
 		return func() {}, true
 	}
-	set := "kisa:concurrent:" + mustPrincipal(c).KeyID.String()
+	set := mustPrincipal(c).rateKey(budgetConcurrent)
 	slot := uuid.NewString()
 	got, err := l.conc.Run(l.deadline(), l.cfg.Redis, []string{set}, slot, l.cfg.Concurrent, l.cfg.Hold.Milliseconds()).Int()
 	switch {
@@ -251,7 +256,7 @@ func (s *Server) spendAI(c *gin.Context, n int) bool {
 	if l == nil || n <= 0 || limit <= 0 || l.down() {
 		return true
 	}
-	res, err := l.gcra.AllowN(l.deadline(), "kisa:"+budgetAI+":"+mustPrincipal(c).KeyID.String(), redis_rate.PerMinute(limit), n)
+	res, err := l.gcra.AllowN(l.deadline(), mustPrincipal(c).rateKey(budgetAI), redis_rate.PerMinute(limit), n)
 	if err != nil {
 		l.failed(c.Request.Context(), budgetAI, err)
 		return true

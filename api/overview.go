@@ -67,7 +67,7 @@ func writeAnswer(c *gin.Context, a overview.Answer) {
 	}
 	b = append(b, `,"results":`...)
 	b = append(b, a.Results...)
-	c.Data(http.StatusOK, "application/json; charset=utf-8", append(b, "}}"...))
+	writeJSONBytes(c, http.StatusOK, append(b, "}}"...))
 }
 
 // countries answers GET /v1/networks/browser/countries, for any key: the

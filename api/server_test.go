@@ -318,3 +318,19 @@ func TestNoSecretsLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestSaneRequestID: the hand-written check keeps exactly the ids the
+// pattern ^[A-Za-z0-9._:-]{1,128}$ keeps, byte by byte and at the length
+// bounds.
+func TestSaneRequestID(t *testing.T) {
+	pattern := regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+	ids := []string{"", strings.Repeat("a", 128), strings.Repeat("a", 129), "req-42.a:b_c", "idé", "a b"}
+	for b := range 256 {
+		ids = append(ids, string([]byte{byte(b)}), "x"+string([]byte{byte(b)})+"y")
+	}
+	for _, id := range ids {
+		if got, want := saneRequestID(id), pattern.MatchString(id); got != want {
+			t.Errorf("saneRequestID(%q) = %v, the pattern says %v", id, got, want)
+		}
+	}
+}
