@@ -114,7 +114,7 @@ func writeJSONBytes(c *gin.Context, status int, b []byte) {
 	c.Writer.Write(b)
 }
 
-// jsonBuffers keeps writeJSON's buffers between answers: c.Data copies
+// jsonBuffers keeps writeJSON's buffers between answers: writing copies
 // the bytes out before the buffer is put back, and a buffer grown past
 // maxPooledJSON (a long list, say) is left to the collector.
 var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
