@@ -39,12 +39,21 @@ func (s *suite) figures() {
 	}
 }
 
+// extraSide is a further server measured in every round of an A/B, with
+// an informational row of its own against the same baseline runs.
+type extraSide struct {
+	figure string
+	target wrkTarget
+}
+
 // ab runs kisa (A) and its baseline (B) with wrk, alternating, and adds
 // the row: median throughput and p99 of each side, and the median of the
-// per-round throughput ratios.
-func (s *suite) ab(figure string, a, b wrkTarget, minRatio float64) error {
+// per-round throughput ratios. Each extra side runs between A and B in
+// every round and adds a row that no target applies to. A note says what
+// a request cost each side in CPU time.
+func (s *suite) ab(figure string, a, b wrkTarget, minRatio float64, extra ...extraSide) error {
 	var as, bs []wrkRun
-	var ratios []float64
+	xs := make([][]wrkRun, len(extra))
 	for round := range s.n.Rounds {
 		if round == 0 && s.profile {
 			go s.cpuProfile(strings.Fields(figure)[0])
@@ -53,24 +62,70 @@ func (s *suite) ab(figure string, a, b wrkTarget, minRatio float64) error {
 		if err != nil {
 			return err
 		}
+		for i, x := range extra {
+			rx, err := s.wrk(x.target, s.n.WrkTime)
+			if err != nil {
+				return err
+			}
+			xs[i] = append(xs[i], rx)
+		}
 		rb, err := s.wrk(b, s.n.WrkTime)
 		if err != nil {
 			return err
 		}
 		as, bs = append(as, ra), append(bs, rb)
-		ratios = append(ratios, ra.RPS/rb.RPS)
+	}
+	s.res.add(abRow(figure, as, bs, fmt.Sprintf(">= %.1fx, p99 <= 1.5x", minRatio), func(ratio, p99Ratio float64, errs int) string {
+		return yes(ratio >= minRatio && p99Ratio <= 1.5 && errs == 0)
+	}))
+	cost := []string{"kisa " + cpuCost(as)}
+	for i, x := range extra {
+		s.res.add(abRow(x.figure, xs[i], bs, "- (shows a part's share)", func(float64, float64, int) string { return "-" }))
+		cost = append(cost, label(x.figure)+" "+cpuCost(xs[i]))
+	}
+	s.res.note("%s, CPU per request (medians of the rounds): %s; baseline %s.", label(figure),
+		strings.Join(cost, "; "), cpuCost(bs))
+	return nil
+}
+
+// label is a figure's name: its text before the colon.
+func label(figure string) string {
+	name, _, _ := strings.Cut(figure, ":")
+	return name
+}
+
+// abRow is the row of one side's runs against the baseline's, paired by
+// round; met decides its last column.
+func abRow(figure string, as, bs []wrkRun, target string, met func(ratio, p99Ratio float64, errs int) string) row {
+	var ratios []float64
+	for i := range as {
+		ratios = append(ratios, as[i].RPS/bs[i].RPS)
 	}
 	rpsA, p99A, errA := summary(as)
 	rpsB, p99B, _ := summary(bs)
 	ratio, p99Ratio := median(ratios), p99A/p99B
-	s.res.add(row{Figure: figure,
+	return row{Figure: figure,
 		Kisa:     fmt.Sprintf("%.0f req/s, p99 %.1f ms (%d errors)", rpsA, p99A, errA),
 		Baseline: fmt.Sprintf("%.0f req/s, p99 %.1f ms", rpsB, p99B),
 		Ratio:    fmt.Sprintf("%.2fx throughput, p99 %.2fx", ratio, p99Ratio),
-		Target:   fmt.Sprintf(">= %.1fx, p99 <= 1.5x", minRatio),
-		Met:      yes(ratio >= minRatio && p99Ratio <= 1.5 && errA == 0),
-		Raw:      map[string]any{"kisa": as, "baseline": bs, "ratios": ratios}})
-	return nil
+		Target:   target,
+		Met:      met(ratio, p99Ratio, errA),
+		Raw:      map[string]any{"kisa": as, "baseline": bs, "ratios": ratios}}
+}
+
+// cpuCost says what a request of these runs cost the server process and
+// Redis, and Redis's time per call of the limiter's script if any ran.
+func cpuCost(rs []wrkRun) string {
+	var proc, rds, calls, usec []float64
+	for _, r := range rs {
+		proc, rds, calls, usec = append(proc, r.ProcCPUus), append(rds, r.RedisCPUus),
+			append(calls, r.ScriptCalls), append(usec, r.ScriptUsec)
+	}
+	out := fmt.Sprintf("process %.1f us, Redis %.1f us", median(proc), median(rds))
+	if c := median(calls); c >= 0.01 {
+		out += fmt.Sprintf(" (%.2f script calls at %.1f us each)", c, median(usec))
+	}
+	return out
 }
 
 // summary is the median throughput, the median p99 and the error total.
@@ -104,9 +159,13 @@ func (s *suite) auth() []string { return []string{"Authorization: Bearer " + s.k
 
 // reads: GET /v1/integrations/{id} against the bare handler's same query.
 func (s *suite) reads() error {
-	a := wrkTarget{URL: s.web + "/v1/integrations/" + s.integ, Headers: s.auth()}
-	b := wrkTarget{URL: s.bare + "/read?" + url.Values{"account": {s.account}, "id": {s.integ}}.Encode()}
-	return s.ab("reads: GET /v1/integrations/{id}, 64 connections", a, b, 0.8)
+	path := "/v1/integrations/" + s.integ
+	a := wrkTarget{URL: s.web + path, Headers: s.auth(), PID: s.pids[s.web]}
+	b := wrkTarget{URL: s.bare + "/read?" + url.Values{"account": {s.account}, "id": {s.integ}}.Encode(),
+		PID: s.pids[s.bare]}
+	off := extraSide{"limiter-off reads: the same GET, KISA_LIMIT_OTHER=0 (not a target)",
+		wrkTarget{URL: s.webOff + path, Headers: s.auth(), PID: s.pids[s.webOff]}}
+	return s.ab("reads: GET /v1/integrations/{id}, 64 connections", a, b, 0.8, off)
 }
 
 // hits: the overview of a cached query against one Redis GET.
@@ -122,8 +181,8 @@ func (s *suite) hits() error {
 	if err != nil {
 		return err
 	}
-	a := wrkTarget{URL: s.web + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body}
-	b := wrkTarget{URL: s.bare + "/cache?" + url.Values{"key": {key}}.Encode()}
+	a := wrkTarget{URL: s.web + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body, PID: s.pids[s.web]}
+	b := wrkTarget{URL: s.bare + "/cache?" + url.Values{"key": {key}}.Encode(), PID: s.pids[s.bare]}
 	return s.ab("cache hits: POST overview of a cached query, 64 connections", a, b, 0.6)
 }
 

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -54,11 +55,14 @@ type suite struct {
 	log     io.Writer
 	key     string // API key of the demo account
 	account string
-	integ   string // an integration id of that account
-	token   string // KISA_ADMIN_TOKEN
-	web     string // base URL of kisa web
-	fixture string // base URL of serpfixture
-	bare    string // base URL of the bare baselines
+	integ   string         // an integration id of that account
+	token   string         // KISA_ADMIN_TOKEN
+	web     string         // base URL of kisa web
+	webOff  string         // base URL of a second kisa web with KISA_LIMIT_OTHER=0
+	fixture string         // base URL of serpfixture
+	bare    string         // base URL of the bare baselines
+	pids    map[string]int // of web, webOff and bare, by base URL
+	rdb     *redis.Client  // the suite's Redis, asked for its CPU time
 	worker  *proc
 	procs   []*proc
 	res     *report
@@ -102,8 +106,13 @@ func newSuite(ctx context.Context, bin string, getenv func(string) string, log i
 		return nil, err
 	}
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL="+redisURL, "KISA_LOG_LEVEL=warn")
+	opt, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, err
+	}
 	s := &suite{ctx: ctx, bin: bin, dir: dir, env: env, n: countsFor(quick), log: log, token: randomHex(16),
-		res: newReport(stamp, quick), profile: getenv("BENCH_PROFILE") == "1"}
+		res: newReport(stamp, quick), profile: getenv("BENCH_PROFILE") == "1",
+		pids: map[string]int{}, rdb: redis.NewClient(opt)}
 	if v := getenv("BENCH_ONLY"); v != "" {
 		s.only = map[string]bool{}
 		for _, f := range strings.Split(v, ",") {
@@ -179,6 +188,14 @@ func (s *suite) start() error {
 		"KISA_JOB_TIMEOUT=120s", "KISA_QUEUE_MAX=100000"}
 	if s.web, err = s.startHTTP("kisa", web, "/readyz", "web"); err != nil {
 		return err
+	}
+	if s.only == nil || s.only["reads"] {
+		// The same web with no limit on reads, to show what the limiter
+		// costs a read (an informational row beside the reads figure).
+		off := append(slices.Clone(web), "KISA_LIMIT_OTHER=0")
+		if s.webOff, err = s.startHTTP("kisa", off, "/readyz", "web"); err != nil {
+			return err
+		}
 	}
 	if s.bare, err = s.startHTTP("kisa-bench", nil, "", "bare"); err != nil {
 		return err
@@ -267,6 +284,7 @@ func (s *suite) startHTTP(name string, env []string, health string, args ...stri
 		return "", err
 	}
 	base := "http://" + addr
+	s.pids[base] = p.cmd.Process.Pid
 	return base, waitHealthy(s.ctx, p, base+health)
 }
 
@@ -311,6 +329,7 @@ func (s *suite) stopAll() {
 	for i := len(s.procs) - 1; i >= 0; i-- {
 		s.procs[i].stop()
 	}
+	s.rdb.Close()
 }
 
 // startWorker (re)starts the worker with tabs tabs and waits until it is

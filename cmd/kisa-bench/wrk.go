@@ -14,9 +14,18 @@ import (
 
 // wrkRun is what one wrk run measured.
 type wrkRun struct {
-	RPS    float64 `json:"rps"`
-	P99ms  float64 `json:"p99_ms"`
-	Errors int     `json:"errors"` // non-2xx answers and socket errors
+	RPS      float64 `json:"rps"`
+	P99ms    float64 `json:"p99_ms"`
+	Errors   int     `json:"errors"` // non-2xx answers and socket errors
+	Requests int     `json:"requests"`
+	// What one request cost, in CPU microseconds: the server process
+	// (kisa web or the bare baseline) and the Redis server; and the calls
+	// of a Redis script (the limiter's) per request, with Redis's own
+	// time per call (INFO commandstats). Zero when not measured.
+	ProcCPUus   float64 `json:"proc_cpu_us,omitempty"`
+	RedisCPUus  float64 `json:"redis_cpu_us,omitempty"`
+	ScriptCalls float64 `json:"script_calls,omitempty"`
+	ScriptUsec  float64 `json:"script_us_per_call,omitempty"`
 }
 
 // wrkTarget is one side of an A/B: a URL, its headers, and for a POST
@@ -25,6 +34,7 @@ type wrkTarget struct {
 	URL     string
 	Headers []string
 	Body    string // non-empty: POST with this JSON body
+	PID     int    // the server process, whose CPU time the run counts
 }
 
 // wrk runs Debian's wrk against t with 64 connections for d.
@@ -43,15 +53,20 @@ func (s *suite) wrk(t wrkTarget, d time.Duration) (wrkRun, error) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, d+time.Minute)
 	defer cancel()
+	before := sampleCPU(ctx, s.rdb, t.PID)
 	out, err := exec.CommandContext(ctx, "wrk", append(args, t.URL)...).CombinedOutput()
 	if err != nil {
 		return wrkRun{}, fmt.Errorf("wrk (apt-get install wrk; make services does it): %w: %s", err, out)
 	}
-	return parseWrk(string(out))
+	after := sampleCPU(ctx, s.rdb, t.PID)
+	r, err := parseWrk(string(out))
+	r.perRequest(before, after)
+	return r, err
 }
 
 var (
 	wrkRPS    = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkReqs   = regexp.MustCompile(`(\d+) requests in `)
 	wrkP99    = regexp.MustCompile(`\s99%\s+([0-9.]+)(us|ms|s)`)
 	wrkNon2xx = regexp.MustCompile(`Non-2xx or 3xx responses:\s+(\d+)`)
 	wrkSock   = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
@@ -66,6 +81,9 @@ func parseWrk(out string) (wrkRun, error) {
 	}
 	var r wrkRun
 	r.RPS, _ = strconv.ParseFloat(m[1], 64)
+	if n := wrkReqs.FindStringSubmatch(out); n != nil {
+		r.Requests, _ = strconv.Atoi(n[1])
+	}
 	v, _ := strconv.ParseFloat(p[1], 64)
 	r.P99ms = v * map[string]float64{"us": 0.001, "ms": 1, "s": 1000}[p[2]]
 	if e := wrkNon2xx.FindStringSubmatch(out); e != nil {
