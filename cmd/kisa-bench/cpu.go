@@ -82,11 +82,11 @@ func (r *wrkRun) perRequest(before, after cpuSample) {
 	if r.Requests <= 0 {
 		return
 	}
-	n := float64(r.Requests)
+	n, calls := float64(r.Requests), after.evalCalls-before.evalCalls
 	r.ProcCPUus = (after.proc - before.proc) * 1e6 / n
 	r.RedisCPUus = (after.redis - before.redis) * 1e6 / n
-	r.ScriptCalls = (after.evalCalls - before.evalCalls) / n
-	if calls := after.evalCalls - before.evalCalls; calls > 0 {
+	r.ScriptCalls = calls / n
+	if calls > 0 {
 		r.ScriptUsec = (after.evalUsec - before.evalUsec) / calls
 	}
 }

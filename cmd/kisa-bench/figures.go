@@ -14,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // figures measures every figure the run selected; a figure that fails
@@ -188,13 +186,7 @@ func (s *suite) hits() error {
 
 // cacheKey finds the one cached result's Redis key.
 func (s *suite) cacheKey() (string, error) {
-	opt, err := redis.ParseURL(envValue(s.env, "REDIS_URL"))
-	if err != nil {
-		return "", err
-	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
-	keys, err := rdb.Keys(s.ctx, "kisa:cache:*").Result()
+	keys, err := s.rdb.Keys(s.ctx, "kisa:cache:*").Result()
 	if err != nil || len(keys) != 1 {
 		return "", fmt.Errorf("cached results in Redis: %v %v", keys, err)
 	}
