@@ -19,10 +19,10 @@ FUZZTIME_SHORT ?= 5s
 run-fuzz = for t in $(FUZZ_TARGETS); do \
 	$(GO) test -run '^$$' -fuzz "^$${t\#\#*:}\$$" -fuzztime $(1) "$${t%%:*}" || exit 1; done
 
-.PHONY: help build services run test fuzz soak bench bench-go memory lint clean
+.PHONY: help build services run test openapi-check fuzz soak bench bench-go memory lint clean
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-9s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## build bin/kisa, bin/serpfixture (the offline search engine) and bin/kisa-bench
 	$(GO) build -o bin/kisa ./cmd/kisa
@@ -35,8 +35,11 @@ services: ## find or start Postgres, Redis, MinIO, Chromium; write .data/service
 run: services build ## migrate, make a demo key, run serpfixture + worker + web (and the dashboard) on :8080
 	@$(WITH_ENV) bash scripts/run.sh
 
-test: services ## go vet, go test -race against the local services, then each fuzz target briefly
+test: services openapi-check ## go vet, go test -race against the local services, then each fuzz target briefly
 	$(WITH_ENV) $(GO) vet ./... && $(GO) test -race -count=1 -timeout 30m ./... && $(call run-fuzz,$(FUZZTIME_SHORT))
+
+openapi-check: ## lint api/openapi.yaml (Spectral, Redocly) and compile an oapi-codegen client of it
+	@bash scripts/openapi-check.sh
 
 fuzz: services ## run each fuzz target for FUZZTIME (default 2m); failures land in testdata/fuzz
 	$(WITH_ENV) $(call run-fuzz,$(FUZZTIME))
