@@ -1,0 +1,196 @@
+package monitor
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/publicsuffix"
+	"golang.org/x/text/language"
+)
+
+// Surfaces a target can read. Others join as they land (issue 24).
+const (
+	SurfaceAIOverview = "ai-overview"
+)
+
+// Bounds of a monitor's definition.
+const (
+	MaxTargets      = 1000
+	MaxWatchDomains = 50
+	MaxQueryChars   = 500
+	MaxNameChars    = 200
+)
+
+// Target is one thing a monitor reads on every run: a surface with its
+// query, country and language, as the single-call endpoints take them.
+type Target struct {
+	Surface      string `json:"surface"`
+	Query        string `json:"query"`
+	CountryCode  string `json:"countryCode"`
+	LanguageCode string `json:"languageCode"`
+}
+
+// normal returns t with whitespace folded, codes lower-cased and the
+// surface defaulted, and the problems of target i.
+func (t Target) normal(i int, p problems) Target {
+	at := func(f string) string { return fmt.Sprintf("targets[%d].%s", i, f) }
+	if t.Surface == "" {
+		t.Surface = SurfaceAIOverview
+	}
+	if t.Surface != SurfaceAIOverview {
+		p.add(at("surface"), "must be ai-overview")
+	}
+	t.Query = strings.Join(strings.Fields(t.Query), " ")
+	switch n := utf8.RuneCountInString(t.Query); {
+	case n == 0:
+		p.add(at("query"), "must not be empty")
+	case n > MaxQueryChars:
+		p.add(at("query"), fmt.Sprintf("must be at most %d characters, got %d", MaxQueryChars, n))
+	case strings.IndexFunc(t.Query, unicode.IsControl) >= 0:
+		p.add(at("query"), "must not contain control characters")
+	}
+	t.CountryCode = strings.ToLower(strings.TrimSpace(t.CountryCode))
+	if !validCountry(t.CountryCode) {
+		p.add(at("countryCode"), "must be an ISO 3166-1 alpha-2 country code")
+	}
+	t.LanguageCode = strings.ToLower(strings.TrimSpace(t.LanguageCode))
+	if !validLanguage(t.LanguageCode) {
+		p.add(at("languageCode"), "must be an ISO 639-1 language code")
+	}
+	return t
+}
+
+// Identity is what makes two targets the same across edits of a monitor:
+// the surface, the query with case and whitespace folded, the country and
+// the language. A target that keeps its identity keeps its id and history.
+func (t Target) Identity() string {
+	return strings.Join([]string{t.Surface, strings.ToLower(strings.Join(strings.Fields(t.Query), " ")),
+		t.CountryCode, t.LanguageCode}, "\x00")
+}
+
+// validCountry reports whether s is an assigned ISO 3166-1 alpha-2 code.
+func validCountry(s string) bool {
+	if len(s) != 2 {
+		return false
+	}
+	r, err := language.ParseRegion(s)
+	return err == nil && r.IsCountry() && strings.EqualFold(r.String(), s)
+}
+
+// validLanguage reports whether s is an ISO 639-1 (two-letter) code.
+func validLanguage(s string) bool {
+	if len(s) != 2 {
+		return false
+	}
+	b, err := language.ParseBase(s)
+	return err == nil && b.String() == s
+}
+
+// Definition is what an account says a monitor is: POST's body, and the
+// whole of it after a PATCH.
+type Definition struct {
+	Name     string   `json:"name"`
+	Schedule Schedule `json:"schedule"`
+	Targets  []Target `json:"targets"`
+	Watch    Watch    `json:"watch"`
+	Webhook  *Hook    `json:"webhook,omitempty"`
+	Paused   bool     `json:"paused"`
+}
+
+// Watch lists the registrable domains whose citations a monitor follows.
+type Watch struct {
+	Domains []string `json:"domains"`
+}
+
+// Hook is a monitor's webhook.
+type Hook struct {
+	URL string `json:"url"`
+}
+
+// Normalize validates d and returns it normalised (targets folded and
+// de-duplicated, domains lower-cased and reduced to their registrable
+// part), with its schedule as a cron spec. checkURL vets the webhook
+// URL (webhook.Guard). Its error is an *InvalidError.
+func (d Definition) Normalize(checkURL func(string) error) (Definition, string, error) {
+	p := problems{}
+	d.Name = strings.TrimSpace(d.Name)
+	if n := utf8.RuneCountInString(d.Name); n == 0 || n > MaxNameChars {
+		p.add("name", fmt.Sprintf("must be 1 to %d characters", MaxNameChars))
+	}
+	spec, err := d.Schedule.Spec()
+	p.merge(err)
+	d.Targets = normalTargets(d.Targets, p)
+	d.Watch.Domains = normalDomains(d.Watch.Domains, p)
+	if d.Webhook != nil {
+		if err := checkURL(d.Webhook.URL); err != nil {
+			p.add("webhook.url", err.Error())
+		}
+	}
+	return d, spec, p.err()
+}
+
+func normalTargets(ts []Target, p problems) []Target {
+	if len(ts) == 0 || len(ts) > MaxTargets {
+		p.add("targets", fmt.Sprintf("must hold 1 to %d targets", MaxTargets))
+		return ts
+	}
+	out := make([]Target, 0, len(ts))
+	seen := map[string]int{}
+	for i, t := range ts {
+		t = t.normal(i, p)
+		if j, ok := seen[t.Identity()]; ok {
+			p.add(fmt.Sprintf("targets[%d]", i), fmt.Sprintf("repeats targets[%d]", j))
+			continue
+		}
+		seen[t.Identity()] = i
+		out = append(out, t)
+	}
+	return out
+}
+
+func normalDomains(ds []string, p problems) []string {
+	if len(ds) > MaxWatchDomains {
+		p.add("watch.domains", fmt.Sprintf("must hold at most %d domains", MaxWatchDomains))
+		return ds
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for i, d := range ds {
+		reg, ok := Registrable(d)
+		if !ok || reg != strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".") {
+			p.add(fmt.Sprintf("watch.domains[%d]", i), "must be a registrable domain, e.g. example.com (its subdomains match too)")
+			continue
+		}
+		if !seen[reg] {
+			seen[reg] = true
+			out = append(out, reg)
+		}
+	}
+	return out
+}
+
+// Registrable returns the registrable domain (eTLD+1) of a host name or
+// URL, lower-cased: "https://www.Example.co.uk/x" -> "example.co.uk".
+// ok is false for what has none (an IP address, a bare public suffix).
+func Registrable(s string) (string, bool) {
+	h := strings.ToLower(strings.TrimSpace(s))
+	if strings.Contains(h, "://") {
+		u, err := url.Parse(h)
+		if err != nil {
+			return "", false
+		}
+		h = u.Hostname()
+	}
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || strings.ContainsAny(h, "/:@ ") || !strings.Contains(h, ".") {
+		return "", false
+	}
+	reg, err := publicsuffix.EffectiveTLDPlusOne(h)
+	if err != nil {
+		return "", false
+	}
+	return reg, true
+}
