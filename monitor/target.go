@@ -1,6 +1,8 @@
 package monitor
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
@@ -65,10 +67,12 @@ func (t Target) normal(i int, p problems) Target {
 
 // Identity is what makes two targets the same across edits of a monitor:
 // the surface, the query with case and whitespace folded, the country and
-// the language. A target that keeps its identity keeps its id and history.
+// the language (hashed). A target that keeps its identity keeps its id
+// and history.
 func (t Target) Identity() string {
-	return strings.Join([]string{t.Surface, strings.ToLower(strings.Join(strings.Fields(t.Query), " ")),
-		t.CountryCode, t.LanguageCode}, "\x00")
+	h := sha256.Sum256([]byte(strings.Join([]string{t.Surface, strings.ToLower(strings.Join(strings.Fields(t.Query), " ")),
+		t.CountryCode, t.LanguageCode}, "\x00")))
+	return hex.EncodeToString(h[:16])
 }
 
 // validCountry reports whether s is an assigned ISO 3166-1 alpha-2 code.

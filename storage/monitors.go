@@ -1,0 +1,617 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+)
+
+// Monitor is one of an account's monitors (issue 24).
+type Monitor struct {
+	ID           uuid.UUID       `db:"id"`
+	AccountID    uuid.UUID       `db:"account_id"`
+	Name         string          `db:"name"`
+	Schedule     json.RawMessage `db:"schedule"`
+	Cron         string          `db:"cron"`
+	WatchDomains StringList      `db:"watch_domains"`
+	WebhookURL   *string         `db:"webhook_url"`
+	Paused       bool            `db:"paused"`
+	Targets      int             `db:"targets"` // how many it has
+	CreatedAt    time.Time       `db:"created_at"`
+	UpdatedAt    time.Time       `db:"updated_at"`
+}
+
+const monitorColumns = `m.id, m.account_id, m.name, m.schedule, m.cron, array_to_json(m.watch_domains) AS watch_domains, m.webhook_url, m.paused,
+	(SELECT count(*) FROM monitor_targets t WHERE t.monitor_id = m.id) AS targets, m.created_at, m.updated_at`
+
+// MonitorTarget is one target of a monitor.
+type MonitorTarget struct {
+	ID           uuid.UUID `db:"id"`
+	MonitorID    uuid.UUID `db:"monitor_id"`
+	Position     int       `db:"position"`
+	Surface      string    `db:"surface"`
+	Query        string    `db:"query"`
+	CountryCode  string    `db:"country_code"`
+	LanguageCode string    `db:"language_code"`
+	Identity     string    `db:"identity"`
+	CreatedAt    time.Time `db:"created_at"`
+}
+
+// StringList is a text[] column read as JSON (array_to_json).
+type StringList []string
+
+// Scan decodes the JSON array of the column.
+func (l *StringList) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	case nil:
+		*l = StringList{}
+		return nil
+	default:
+		return fmt.Errorf("StringList: cannot scan %T", src)
+	}
+	return json.Unmarshal(b, (*[]string)(l))
+}
+
+const targetColumns = `id, monitor_id, position, surface, query, country_code, language_code, identity, created_at`
+
+// MonitorDef is what creating or replacing a monitor stores. Targets keep
+// their id (and history) across a replacement when their Identity stays.
+type MonitorDef struct {
+	Name         string
+	Schedule     json.RawMessage
+	Cron         string
+	WatchDomains []string
+	WebhookURL   *string
+	Paused       bool
+	Targets      []MonitorTarget // Position is the index; ID is made for new ones
+}
+
+// CreateMonitor stores a new monitor of account with its targets.
+func (s *DB) CreateMonitor(ctx context.Context, account, id uuid.UUID, d MonitorDef) (Monitor, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return Monitor{}, dbError("create monitor", err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO monitors (id, account_id, name, schedule, cron, watch_domains, webhook_url, paused)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		id, account, d.Name, string(d.Schedule), d.Cron, nonNil(d.WatchDomains), d.WebhookURL, d.Paused)
+	if err != nil {
+		return Monitor{}, dbError("create monitor", err)
+	}
+	if err := putTargets(ctx, tx, id, d.Targets); err != nil {
+		return Monitor{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Monitor{}, dbError("create monitor", err)
+	}
+	return s.Monitor(ctx, account, id)
+}
+
+// putTargets inserts or updates (by identity) the targets of monitor in
+// their given order, in one statement.
+func putTargets(ctx context.Context, tx *sqlx.Tx, monitor uuid.UUID, ts []MonitorTarget) error {
+	ids, surfaces, queries, countries, langs, idents := make([]string, len(ts)), make([]string, len(ts)),
+		make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
+	for i, t := range ts {
+		if t.ID == uuid.Nil {
+			t.ID, _ = uuid.NewV7()
+		}
+		ids[i], surfaces[i], queries[i], countries[i], langs[i], idents[i] = t.ID.String(), t.Surface, t.Query,
+			t.CountryCode, t.LanguageCode, t.Identity
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO monitor_targets (id, monitor_id, position, surface, query, country_code, language_code, identity)
+		SELECT t.id::uuid, $1, t.ord - 1, t.surface, t.query, t.country, t.lang, t.ident
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+			WITH ORDINALITY AS t(id, surface, query, country, lang, ident, ord)
+		ON CONFLICT (monitor_id, identity) DO UPDATE SET position = EXCLUDED.position, query = EXCLUDED.query`,
+		monitor, ids, surfaces, queries, countries, langs, idents)
+	if err != nil {
+		return dbError("store targets", err)
+	}
+	return nil
+}
+
+// ReplaceMonitor replaces the definition of one of account's monitors:
+// targets whose identity is gone are removed with their history, the
+// others keep theirs. ErrNotFound when account has no such monitor.
+func (s *DB) ReplaceMonitor(ctx context.Context, account, id uuid.UUID, d MonitorDef) (Monitor, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return Monitor{}, dbError("replace monitor", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE monitors SET name = $3, schedule = $4, cron = $5, watch_domains = $6,
+		webhook_url = $7, paused = $8, updated_at = clock_timestamp() WHERE id = $1 AND account_id = $2`,
+		id, account, d.Name, string(d.Schedule), d.Cron, nonNil(d.WatchDomains), d.WebhookURL, d.Paused)
+	if err := affected(res, err, "replace monitor"); err != nil {
+		return Monitor{}, err
+	}
+	idents := make([]string, len(d.Targets))
+	for i, t := range d.Targets {
+		idents[i] = t.Identity
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM monitor_targets WHERE monitor_id = $1 AND NOT identity = ANY($2::text[])`,
+		id, idents); err != nil {
+		return Monitor{}, dbError("remove targets", err)
+	}
+	if err := putTargets(ctx, tx, id, d.Targets); err != nil {
+		return Monitor{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Monitor{}, dbError("replace monitor", err)
+	}
+	return s.Monitor(ctx, account, id)
+}
+
+// Monitor returns one of account's monitors, or ErrNotFound.
+func (s *DB) Monitor(ctx context.Context, account, id uuid.UUID) (Monitor, error) {
+	var m Monitor
+	err := s.db.GetContext(ctx, &m, `SELECT `+monitorColumns+` FROM monitors m WHERE m.id = $1 AND m.account_id = $2`, id, account)
+	return m, notFound(err, "get monitor")
+}
+
+// MonitorByID returns a monitor whatever its account, for the service's
+// own use (runs), or ErrNotFound.
+func (s *DB) MonitorByID(ctx context.Context, id uuid.UUID) (Monitor, error) {
+	var m Monitor
+	err := s.db.GetContext(ctx, &m, `SELECT `+monitorColumns+` FROM monitors m WHERE m.id = $1`, id)
+	return m, notFound(err, "get monitor")
+}
+
+// Cursor is the position after which a newest-first list goes on: the
+// time and id of the last item of the previous page.
+type Cursor struct {
+	At time.Time
+	ID uuid.UUID
+}
+
+// ListMonitors returns up to limit of account's monitors, newest first,
+// after cursor (nil: from the newest).
+func (s *DB) ListMonitors(ctx context.Context, account uuid.UUID, after *Cursor, limit int) ([]Monitor, error) {
+	q := `SELECT ` + monitorColumns + ` FROM monitors m WHERE m.account_id = $1`
+	args := []any{account, limit}
+	if after != nil {
+		q += ` AND (m.created_at, m.id) < ($3, $4)`
+		args = append(args, after.At, after.ID)
+	}
+	out := []Monitor{}
+	if err := s.db.SelectContext(ctx, &out, q+` ORDER BY m.created_at DESC, m.id DESC LIMIT $2`, args...); err != nil {
+		return nil, dbError("list monitors", err)
+	}
+	return out, nil
+}
+
+// DeleteMonitor removes one of account's monitors with its history, or
+// returns ErrNotFound.
+func (s *DB) DeleteMonitor(ctx context.Context, account, id uuid.UUID) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM monitors WHERE id = $1 AND account_id = $2`, id, account)
+	return affected(res, err, "delete monitor")
+}
+
+// MonitorTargets returns a monitor's targets in their order.
+func (s *DB) MonitorTargets(ctx context.Context, monitor uuid.UUID) ([]MonitorTarget, error) {
+	out := []MonitorTarget{}
+	err := s.db.SelectContext(ctx, &out, `SELECT `+targetColumns+` FROM monitor_targets WHERE monitor_id = $1 ORDER BY position, id`, monitor)
+	if err != nil {
+		return nil, dbError("monitor targets", err)
+	}
+	return out, nil
+}
+
+// MonitorTarget returns one target of a monitor, or ErrNotFound.
+func (s *DB) MonitorTarget(ctx context.Context, monitor, id uuid.UUID) (MonitorTarget, error) {
+	var t MonitorTarget
+	err := s.db.GetContext(ctx, &t, `SELECT `+targetColumns+` FROM monitor_targets WHERE id = $1 AND monitor_id = $2`, id, monitor)
+	return t, notFound(err, "get target")
+}
+
+// MonitorPlan is what limits count of one monitor.
+type MonitorPlan struct {
+	ID      uuid.UUID `db:"id"`
+	Cron    string    `db:"cron"`
+	Paused  bool      `db:"paused"`
+	Targets int       `db:"targets"`
+}
+
+// MonitorPlans returns the plans of account's monitors.
+func (s *DB) MonitorPlans(ctx context.Context, account uuid.UUID) ([]MonitorPlan, error) {
+	out := []MonitorPlan{}
+	err := s.db.SelectContext(ctx, &out, `SELECT m.id, m.cron, m.paused,
+		(SELECT count(*) FROM monitor_targets t WHERE t.monitor_id = m.id) AS targets
+		FROM monitors m WHERE m.account_id = $1`, account)
+	if err != nil {
+		return nil, dbError("monitor plans", err)
+	}
+	return out, nil
+}
+
+// ActiveMonitor is a monitor the scheduler runs.
+type ActiveMonitor struct {
+	ID   uuid.UUID `db:"id"`
+	Cron string    `db:"cron"`
+}
+
+// ActiveMonitors returns every monitor that is not paused, for the
+// scheduler's configuration.
+func (s *DB) ActiveMonitors(ctx context.Context) ([]ActiveMonitor, error) {
+	out := []ActiveMonitor{}
+	if err := s.db.SelectContext(ctx, &out, `SELECT id, cron FROM monitors WHERE NOT paused ORDER BY id`); err != nil {
+		return nil, dbError("active monitors", err)
+	}
+	return out, nil
+}
+
+// Run statuses.
+const (
+	RunRunning = "running"
+	RunDone    = "done"
+	RunSkipped = "skipped"
+)
+
+// MonitorRun is one run of a monitor with its readings' counts.
+type MonitorRun struct {
+	ID         uuid.UUID  `db:"id"`
+	MonitorID  uuid.UUID  `db:"monitor_id"`
+	AccountID  uuid.UUID  `db:"account_id"`
+	Slot       time.Time  `db:"slot"`
+	Trigger    string     `db:"trigger"`
+	Status     string     `db:"status"`
+	SkipReason *string    `db:"skip_reason"`
+	Targets    int        `db:"targets"`
+	Read       int        `db:"read"`    // readings done
+	Failed     int        `db:"failed"`  // readings failed for good
+	Changed    int        `db:"changed"` // readings with at least one change
+	StartedAt  time.Time  `db:"started_at"`
+	FinishedAt *time.Time `db:"finished_at"`
+	Delivery
+}
+
+const runColumns = `r.id, r.monitor_id, r.account_id, r.slot, r.trigger, r.status, r.skip_reason, r.targets,
+	(SELECT count(*) FROM monitor_readings x WHERE x.run_id = r.id AND x.status = 'done') AS read,
+	(SELECT count(*) FROM monitor_readings x WHERE x.run_id = r.id AND x.status = 'failed') AS failed,
+	(SELECT count(*) FROM monitor_readings x WHERE x.run_id = r.id AND x.changes > 0) AS changed,
+	r.started_at, r.finished_at, r.webhook_url, r.webhook_attempts, r.webhook_last_status, r.webhook_delivered_at`
+
+// NewRun is a run to start.
+type NewRun struct {
+	ID         uuid.UUID
+	MonitorID  uuid.UUID
+	AccountID  uuid.UUID
+	Slot       time.Time
+	Trigger    string // "schedule" or "manual"
+	SkipReason string // "": the run reads its targets; else it is stored skipped
+	WebhookURL *string
+	Targets    []uuid.UUID
+}
+
+// Reading statuses.
+const (
+	ReadingPending = "pending"
+	ReadingDone    = "done"
+	ReadingFailed  = "failed"
+)
+
+// StartRun stores a run and one pending reading per target, unless the
+// monitor has a run of that slot already: then created is false and
+// nothing is stored. A skipped run stores no readings.
+func (s *DB) StartRun(ctx context.Context, r NewRun) (run MonitorRun, readings []uuid.UUID, created bool, err error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return run, nil, false, dbError("start run", err)
+	}
+	defer tx.Rollback()
+	status, targets := RunRunning, len(r.Targets)
+	if r.SkipReason != "" {
+		status, targets = RunSkipped, 0
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO monitor_runs (id, monitor_id, account_id, slot, trigger, status, skip_reason,
+		targets, webhook_url, finished_at) VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), $8, $9,
+		CASE WHEN $6 = 'skipped' THEN clock_timestamp() END) ON CONFLICT (monitor_id, slot) DO NOTHING`,
+		r.ID, r.MonitorID, r.AccountID, r.Slot, r.Trigger, status, r.SkipReason, targets, r.WebhookURL)
+	if err != nil {
+		return run, nil, false, dbError("start run", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return run, nil, false, dbError("start run", err)
+	} else if n == 0 {
+		return run, nil, false, nil
+	}
+	if status == RunRunning {
+		err = tx.SelectContext(ctx, &readings, `INSERT INTO monitor_readings (id, run_id, monitor_id, target_id, status)
+			SELECT gen_random_uuid(), $1, $2, t::uuid, 'pending' FROM unnest($3::text[]) AS t RETURNING id`,
+			r.ID, r.MonitorID, uuidStrings(r.Targets))
+		if err != nil {
+			return run, nil, false, dbError("start readings", err)
+		}
+	}
+	if err := tx.GetContext(ctx, &run, `SELECT `+runColumns+` FROM monitor_runs r WHERE r.id = $1`, r.ID); err != nil {
+		return run, nil, false, dbError("start run", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return run, nil, false, dbError("start run", err)
+	}
+	return run, readings, true, nil
+}
+
+// VisitsSince counts the readings of account's runs started at or after
+// since (the day's budget).
+func (s *DB) VisitsSince(ctx context.Context, account uuid.UUID, since time.Time) (int, error) {
+	var n int
+	err := s.db.GetContext(ctx, &n, `SELECT COALESCE(sum(targets), 0) FROM monitor_runs WHERE account_id = $1 AND started_at >= $2`,
+		account, since)
+	if err != nil {
+		return 0, dbError("visits since", err)
+	}
+	return n, nil
+}
+
+// Runs returns up to limit runs of monitor, newest first, after cursor.
+func (s *DB) Runs(ctx context.Context, monitor uuid.UUID, after *Cursor, limit int) ([]MonitorRun, error) {
+	q := `SELECT ` + runColumns + ` FROM monitor_runs r WHERE r.monitor_id = $1`
+	args := []any{monitor, limit}
+	if after != nil {
+		q += ` AND (r.started_at, r.id) < ($3, $4)`
+		args = append(args, after.At, after.ID)
+	}
+	out := []MonitorRun{}
+	if err := s.db.SelectContext(ctx, &out, q+` ORDER BY r.started_at DESC, r.id DESC LIMIT $2`, args...); err != nil {
+		return nil, dbError("list runs", err)
+	}
+	return out, nil
+}
+
+// Run returns a run whatever its account, or ErrNotFound.
+func (s *DB) Run(ctx context.Context, id uuid.UUID) (MonitorRun, error) {
+	var r MonitorRun
+	err := s.db.GetContext(ctx, &r, `SELECT `+runColumns+` FROM monitor_runs r WHERE r.id = $1`, id)
+	return r, notFound(err, "get run")
+}
+
+// EndRun marks a run done once none of its readings is pending, and
+// returns it; ended is false when readings are still pending or another
+// caller ended it first (each run ends once).
+func (s *DB) EndRun(ctx context.Context, id uuid.UUID) (run MonitorRun, ended bool, err error) {
+	var ok bool
+	err = s.db.GetContext(ctx, &ok, `WITH e AS (UPDATE monitor_runs r SET status = 'done', finished_at = clock_timestamp()
+		WHERE r.id = $1 AND r.status = 'running' AND NOT EXISTS (
+			SELECT 1 FROM monitor_readings x WHERE x.run_id = r.id AND x.status = 'pending') RETURNING 1)
+		SELECT EXISTS (SELECT 1 FROM e)`, id)
+	if err != nil {
+		return run, false, dbError("end run", err)
+	}
+	if !ok {
+		return run, false, nil
+	}
+	run, err = s.Run(ctx, id)
+	return run, err == nil, err
+}
+
+// RecordRunDelivery records one attempt of a run's webhook.
+func (s *DB) RecordRunDelivery(ctx context.Context, id uuid.UUID, status *int, delivered bool) error {
+	return s.recordDelivery(ctx, "monitor_runs", id, status, delivered)
+}
+
+// MonitorReading is one reading of a target.
+type MonitorReading struct {
+	ID          uuid.UUID  `db:"id"`
+	RunID       uuid.UUID  `db:"run_id"`
+	MonitorID   uuid.UUID  `db:"monitor_id"`
+	TargetID    uuid.UUID  `db:"target_id"`
+	Status      string     `db:"status"`
+	Attempts    int        `db:"attempts"`
+	Failure     *string    `db:"failure"`
+	FailedPart  *string    `db:"failed_part"`
+	HasOverview *bool      `db:"has_overview"`
+	Complete    *bool      `db:"complete"`
+	Text        *string    `db:"text"`
+	Sources     []byte     `db:"sources"`
+	Citations   []byte     `db:"citations"`
+	Screenshots []byte     `db:"screenshots"`
+	TakenAt     *time.Time `db:"taken_at"`
+	Changes     int        `db:"changes"`
+	CreatedAt   time.Time  `db:"created_at"`
+	FinishedAt  *time.Time `db:"finished_at"`
+}
+
+const readingColumns = `id, run_id, monitor_id, target_id, status, attempts, failure, failed_part, has_overview, complete,
+	text, sources, citations, screenshots, taken_at, changes, created_at, finished_at`
+
+// Reading returns a reading, or ErrNotFound.
+func (s *DB) Reading(ctx context.Context, id uuid.UUID) (MonitorReading, error) {
+	var r MonitorReading
+	err := s.db.GetContext(ctx, &r, `SELECT `+readingColumns+` FROM monitor_readings WHERE id = $1`, id)
+	return r, notFound(err, "get reading")
+}
+
+// PreviousReading returns the target's last successful reading taken
+// before at; ok is false when there is none.
+func (s *DB) PreviousReading(ctx context.Context, target uuid.UUID, at time.Time) (r MonitorReading, ok bool, err error) {
+	err = s.db.GetContext(ctx, &r, `SELECT `+readingColumns+` FROM monitor_readings
+		WHERE target_id = $1 AND status = 'done' AND taken_at < $2 ORDER BY taken_at DESC LIMIT 1`, target, at)
+	if err = notFound(err, "previous reading"); err == ErrNotFound {
+		return r, false, nil
+	}
+	return r, err == nil, err
+}
+
+// ReadingResult is what a successful reading stores.
+type ReadingResult struct {
+	HasOverview bool
+	Complete    bool
+	Text        string
+	Sources     json.RawMessage
+	Citations   json.RawMessage
+	Screenshots json.RawMessage // nil: none
+	TakenAt     time.Time
+}
+
+// NewChange is one change event of a reading.
+type NewChange struct {
+	Kind   string
+	Detail json.RawMessage
+}
+
+// FinishReading stores a pending reading's result and its change events;
+// done is false when the reading was not pending (a repeated task).
+func (s *DB) FinishReading(ctx context.Context, id uuid.UUID, res ReadingResult, changes []NewChange) (done bool, err error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return false, dbError("finish reading", err)
+	}
+	defer tx.Rollback()
+	var r MonitorReading
+	err = tx.GetContext(ctx, &r, `UPDATE monitor_readings SET status = 'done', attempts = attempts + 1, failure = NULL,
+		failed_part = NULL, has_overview = $2, complete = $3, text = $4, sources = $5, citations = $6, screenshots = $7,
+		taken_at = $8, changes = $9, finished_at = clock_timestamp()
+		WHERE id = $1 AND status = 'pending' RETURNING `+readingColumns,
+		id, res.HasOverview, res.Complete, res.Text, nullJSON(res.Sources), nullJSON(res.Citations),
+		nullJSON(res.Screenshots), res.TakenAt, len(changes))
+	if err := notFound(err, "finish reading"); err != nil {
+		if err == ErrNotFound {
+			return false, nil
+		}
+		return false, err
+	}
+	kinds, details := make([]string, len(changes)), make([]string, len(changes))
+	for i, c := range changes {
+		kinds[i], details[i] = c.Kind, string(c.Detail)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO monitor_changes (id, monitor_id, run_id, target_id, reading_id, kind, detail)
+		SELECT gen_random_uuid(), $1, $2, $3, $4, c.kind, c.detail::jsonb
+		FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS c(kind, detail, ord) ORDER BY c.ord`,
+		r.MonitorID, r.RunID, r.TargetID, r.ID, kinds, details); err != nil {
+		return false, dbError("store changes", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, dbError("finish reading", err)
+	}
+	return true, nil
+}
+
+// FailReading records a failed attempt of a pending reading: its failure
+// and part, and, when final, the reading as failed for good.
+func (s *DB) FailReading(ctx context.Context, id uuid.UUID, failure, part string, final bool) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE monitor_readings SET attempts = attempts + 1, failure = $2,
+		failed_part = NULLIF($3, ''), status = CASE WHEN $4 THEN 'failed' ELSE status END,
+		finished_at = CASE WHEN $4 THEN clock_timestamp() END WHERE id = $1 AND status = 'pending'`, id, failure, part, final)
+	if err != nil {
+		return dbError("fail reading", err)
+	}
+	return nil
+}
+
+// History returns up to limit readings of a target (done and failed)
+// created in [from, to), oldest first.
+func (s *DB) History(ctx context.Context, target uuid.UUID, from, to time.Time, limit int) ([]MonitorReading, error) {
+	out := []MonitorReading{}
+	err := s.db.SelectContext(ctx, &out, `SELECT `+readingColumns+` FROM monitor_readings
+		WHERE target_id = $1 AND status <> 'pending' AND created_at >= $2 AND created_at < $3
+		ORDER BY created_at, id LIMIT $4`, target, from, to, limit)
+	if err != nil {
+		return nil, dbError("history", err)
+	}
+	return out, nil
+}
+
+// MonitorChange is one stored change event with its target.
+type MonitorChange struct {
+	ID           uuid.UUID       `db:"id"`
+	RunID        uuid.UUID       `db:"run_id"`
+	TargetID     uuid.UUID       `db:"target_id"`
+	ReadingID    uuid.UUID       `db:"reading_id"`
+	Kind         string          `db:"kind"`
+	Detail       json.RawMessage `db:"detail"`
+	CreatedAt    time.Time       `db:"created_at"`
+	Query        string          `db:"query"`
+	CountryCode  string          `db:"country_code"`
+	LanguageCode string          `db:"language_code"`
+}
+
+const changeColumns = `c.id, c.run_id, c.target_id, c.reading_id, c.kind, c.detail, c.created_at,
+	t.query, t.country_code, t.language_code`
+
+// Changes returns up to limit change events of monitor created at or
+// after since, oldest first, after cursor (the last of the previous page).
+func (s *DB) Changes(ctx context.Context, monitor uuid.UUID, since time.Time, after *Cursor, limit int) ([]MonitorChange, error) {
+	q := `SELECT ` + changeColumns + ` FROM monitor_changes c JOIN monitor_targets t ON t.id = c.target_id
+		WHERE c.monitor_id = $1 AND c.created_at >= $2`
+	args := []any{monitor, since, limit}
+	if after != nil {
+		q += ` AND (c.created_at, c.id) > ($4, $5)`
+		args = append(args, after.At, after.ID)
+	}
+	out := []MonitorChange{}
+	if err := s.db.SelectContext(ctx, &out, q+` ORDER BY c.created_at, c.id LIMIT $3`, args...); err != nil {
+		return nil, dbError("list changes", err)
+	}
+	return out, nil
+}
+
+// RunChanges returns the change events of one run, oldest first.
+func (s *DB) RunChanges(ctx context.Context, run uuid.UUID) ([]MonitorChange, error) {
+	out := []MonitorChange{}
+	err := s.db.SelectContext(ctx, &out, `SELECT `+changeColumns+` FROM monitor_changes c
+		JOIN monitor_targets t ON t.id = c.target_id WHERE c.run_id = $1 ORDER BY c.created_at, c.id`, run)
+	if err != nil {
+		return nil, dbError("run changes", err)
+	}
+	return out, nil
+}
+
+// Observation is one successful reading for visibility.
+type Observation struct {
+	TargetID    uuid.UUID `db:"target_id"`
+	CountryCode string    `db:"country_code"`
+	TakenAt     time.Time `db:"taken_at"`
+	HasOverview bool      `db:"has_overview"`
+	Sources     []byte    `db:"sources"`
+	Citations   []byte    `db:"citations"`
+}
+
+// Observations returns the successful readings of monitor taken in
+// [from, to), at most limit.
+func (s *DB) Observations(ctx context.Context, monitor uuid.UUID, from, to time.Time, limit int) ([]Observation, error) {
+	out := []Observation{}
+	err := s.db.SelectContext(ctx, &out, `SELECT r.target_id, t.country_code, r.taken_at, r.has_overview,
+		COALESCE(r.sources, '[]') AS sources, COALESCE(r.citations, '[]') AS citations
+		FROM monitor_readings r JOIN monitor_targets t ON t.id = r.target_id
+		WHERE r.monitor_id = $1 AND r.status = 'done' AND r.taken_at >= $2 AND r.taken_at < $3
+		ORDER BY r.taken_at LIMIT $4`, monitor, from, to, limit)
+	if err != nil {
+		return nil, dbError("observations", err)
+	}
+	return out, nil
+}
+
+// DeleteMonitorRunsBefore removes the runs started before cutoff with
+// their readings and changes (KISA_MONITOR_RETENTION); it returns how
+// many runs it removed.
+func (s *DB) DeleteMonitorRunsBefore(ctx context.Context, cutoff time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM monitor_runs WHERE started_at < $1`, cutoff)
+	if err != nil {
+		return 0, dbError("delete runs", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, dbError("delete runs", err)
+	}
+	return n, nil
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
