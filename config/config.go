@@ -80,7 +80,7 @@ type Config struct {
 const MaxLimit = 1_000_000_000
 
 // Var describes one environment variable: its name, its default and what
-// it sets. Vars is the list README's configuration table is checked against.
+// it sets. Vars is the list docs/configuration.md's table is checked against.
 type Var struct {
 	Name, Default, Doc string
 }

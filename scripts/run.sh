@@ -10,8 +10,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export PORT="${PORT:-8080}"
 export KISA_HOST="${KISA_HOST:-127.0.0.1}"
-# The local run lets webhooks reach a receiver on this machine (README,
-# "Async jobs and webhooks"); never set this in production.
+# The local run lets webhooks reach a receiver on this machine (docs/async-jobs.md,
+# "Webhooks"); never set this in production.
 export KISA_WEBHOOK_ALLOW_PRIVATE="${KISA_WEBHOOK_ALLOW_PRIVATE:-true}"
 base="http://127.0.0.1:$PORT"
 if curl -fsS -m 2 -o /dev/null "$base/livez" 2>/dev/null; then

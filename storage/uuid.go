@@ -10,7 +10,7 @@ import (
 // its driver.Valuer: the UUID is formatted as a string, the string fails
 // to encode as a binary uuid (building an error on the way), and the
 // string is then parsed back, for every parameter of every query: 8% of
-// web's CPU per read in the performance suite (README, Performance).
+// web's CPU per read in the performance suite (bench/README.md).
 func encodeUUIDs(m *pgtype.Map) {
 	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{wrapUUID}, m.TryWrapEncodePlanFuncs...)
 }

@@ -44,7 +44,7 @@ var (
 // and that its timestamp is within tolerance of now. It returns
 // ErrMalformed, ErrTooOld or ErrMismatch. Any of several v1 values may
 // match (room for a secret rotation). kisa itself only signs: Verify is
-// kept on purpose for receivers written in Go (README's example) and the
+// kept on purpose for receivers written in Go (docs/async-jobs.md) and the
 // tests.
 func Verify(secret, header string, body []byte, now time.Time, tolerance time.Duration) error {
 	var ts string

@@ -60,7 +60,7 @@ func (s *suite) tabs() error {
 }
 
 // freshPar is kisa's side of the comparison with a browser per job: the
-// throughput figure's 4-tab point, one worker as README sizes it (2 tabs
+// throughput figure's 4-tab point, one worker as docs/operations.md sizes it (2 tabs
 // per core on this 2-core machine). The fresh side is also run 4 at a
 // time, so that the report shows how much of the gain is the pool's
 // parallelism and how much is not launching a browser.

@@ -75,7 +75,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'kisa <command> --help' for a command's flags. Settings come from the environment (see README).")
+	fmt.Fprintln(w, "\nRun 'kisa <command> --help' for a command's flags. Settings come from the environment (see docs/configuration.md).")
 }
 
 // flags returns a FlagSet for a subcommand. Its help goes to stdout when

@@ -1,5 +1,5 @@
 // Command memprobe measures the memory of one `kisa worker` process and
-// its Chromium processes under a small load, for README's sizing advice:
+// its Chromium processes under a small load, for the sizing advice in docs/operations.md:
 // for each tab count it starts the worker against the fixture search
 // engine, keeps one task per tab in flight (with screenshots), samples
 // the proportional set size (PSS, shared pages split among the processes
