@@ -20,6 +20,7 @@ import (
 
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/exits"
+	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
@@ -35,6 +36,7 @@ type Options struct {
 	Secrets   *storage.Secrets
 	Overviews *overview.Service // nil: the overview endpoint answers 503
 	Jobs      *overview.Jobs    // nil: async jobs answer 503
+	Monitors  *monitor.Service  // nil: monitors answer 503
 	// Webhooks vets webhook URLs when a job is submitted.
 	Webhooks    webhook.Guard
 	KeyPrefix   string
@@ -138,6 +140,7 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST(strings.TrimPrefix(batchPath, "/v1"), run, s.submitBatch)
 	v1.GET(strings.TrimPrefix(batchesPath, "/v1")+"/:id", run, s.getBatch)
 	v1.POST(strings.TrimPrefix(completionsPath, "/v1"), s.require(apikey.ScopeCompletionsRun), s.completions)
+	s.monitorRoutes(v1)
 	return r
 }
 

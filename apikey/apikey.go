@@ -21,12 +21,13 @@ const (
 	ScopeSecretsRead       = "secrets:read"
 	ScopeOverviewRun       = "overview:run"
 	ScopeCompletionsRun    = "completions:run"
+	ScopeMonitors          = "monitors"
 )
 
 // AllScopes lists every scope, in a stable order.
 func AllScopes() []string {
 	return []string{ScopeKnowledgebaseRead, ScopeIntegrationsRead, ScopeSecretsRead, ScopeOverviewRun,
-		ScopeCompletionsRun}
+		ScopeCompletionsRun, ScopeMonitors}
 }
 
 const (

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kisa-dev/kisa/exits"
+	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/overview"
 )
 
@@ -47,6 +48,12 @@ type Config struct {
 	JobRetention    time.Duration // KISA_JOB_RETENTION: how long async jobs are kept
 
 	WebhookAllowPrivate bool // KISA_WEBHOOK_ALLOW_PRIVATE: http and private webhook targets
+
+	MonitorRetention   time.Duration // KISA_MONITOR_RETENTION: how long monitor runs and readings are kept
+	MonitorMaxMonitors int           // KISA_MONITOR_MAX_MONITORS: monitors per account; 0 = none
+	MonitorMaxTargets  int           // KISA_MONITOR_MAX_TARGETS: targets per account; 0 = none
+	MonitorMaxVisits   int           // KISA_MONITOR_MAX_VISITS: monitor readings per account and day; 0 = none
+	MonitorConcurrency int           // KISA_MONITOR_CONCURRENCY: readings in flight per worker; 0 = half the tabs
 
 	SearchURL          string        // KISA_SEARCH_URL: results page the worker opens
 	ChromePath         string        // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
@@ -108,6 +115,11 @@ var Vars = []Var{
 	{"KISA_JOB_MAX_RETRY", "2", "How often asynq retries a failed visit (must be at least 1)."},
 	{"KISA_QUEUE_MAX", "0", "Pending browser visits above which an overview request that needs a new visit is answered 503 at once (cache hits and requests joining a visit in flight are still served); 0 means 24 per tab of the live workers, about two minutes of work. With no worker alive for 30 s, such requests get 503 too."},
 	{"KISA_JOB_RETENTION", "168h", "How long an async job and its result are kept (7 days); a periodic task in the worker removes older ones."},
+	{"KISA_MONITOR_RETENTION", "9600h", "How long monitor runs, their readings and change events are kept (400 days); a periodic task in the worker removes older ones."},
+	{"KISA_MONITOR_MAX_MONITORS", "20", "Monitors one account may have, paused ones included (0: no limit); more are refused with 422."},
+	{"KISA_MONITOR_MAX_TARGETS", "2000", "Targets one account's monitors may hold in all (0: no limit); more are refused with 422."},
+	{"KISA_MONITOR_MAX_VISITS", "5000", "Readings one account's active monitors may plan a day, by their schedules (0: no limit): a monitor past it is refused with 422, and a run that would pass it that day is skipped with the reason `visits_per_day`."},
+	{"KISA_MONITOR_CONCURRENCY", "0", "Monitor readings one worker process has in flight at once; 0 means half its tabs (at least 1), so that a run never holds every tab."},
 	{"KISA_WEBHOOK_ALLOW_PRIVATE", "false", "Lets webhooks use http and reach loopback and private addresses: for local use and tests only, never in production (it opens server-side request forgery)."},
 	{"KISA_SEARCH_URL", "https://www.google.com/search", "Results page the worker opens with q, gl and hl."},
 	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks on PATH for chromium, chromium-browser, google-chrome, chrome and google-chrome-stable (the names the Chrome buildpacks install)."},
@@ -172,6 +184,11 @@ func Load(getenv func(string) string) (Config, error) {
 		QueueMax:            p.int("KISA_QUEUE_MAX"),
 		JobRetention:        p.duration("KISA_JOB_RETENTION"),
 		WebhookAllowPrivate: p.bool("KISA_WEBHOOK_ALLOW_PRIVATE"),
+		MonitorRetention:    p.duration("KISA_MONITOR_RETENTION"),
+		MonitorMaxMonitors:  p.int("KISA_MONITOR_MAX_MONITORS"),
+		MonitorMaxTargets:   p.int("KISA_MONITOR_MAX_TARGETS"),
+		MonitorMaxVisits:    p.int("KISA_MONITOR_MAX_VISITS"),
+		MonitorConcurrency:  p.int("KISA_MONITOR_CONCURRENCY"),
 		SearchURL:           get("KISA_SEARCH_URL"),
 		ChromePath:          get("KISA_CHROME_PATH"),
 		BrowserConcurrency:  p.int("KISA_BROWSER_CONCURRENCY"),
@@ -307,6 +324,11 @@ func (c Config) Validate() error {
 		{c.JobMaxRetry >= 1 && c.JobMaxRetry <= 25, "KISA_JOB_MAX_RETRY", "between 1 and 25"},
 		{c.QueueMax >= 0, "KISA_QUEUE_MAX", "0 (automatic) or more"},
 		{c.JobRetention >= time.Hour, "KISA_JOB_RETENTION", "at least 1h"},
+		{c.MonitorRetention >= 24*time.Hour, "KISA_MONITOR_RETENTION", "at least 24h"},
+		{c.MonitorMaxMonitors >= 0, "KISA_MONITOR_MAX_MONITORS", "0 (no limit) or more"},
+		{c.MonitorMaxTargets >= 0, "KISA_MONITOR_MAX_TARGETS", "0 (no limit) or more"},
+		{c.MonitorMaxVisits >= 0, "KISA_MONITOR_MAX_VISITS", "0 (no limit) or more"},
+		{c.MonitorConcurrency >= 0 && c.MonitorConcurrency <= 64, "KISA_MONITOR_CONCURRENCY", "between 0 (automatic) and 64"},
 		{validURL(c.SearchURL, "http", "https"), "KISA_SEARCH_URL", "an http(s) URL"},
 		{c.BrowserConcurrency >= 1 && c.BrowserConcurrency <= 64, "KISA_BROWSER_CONCURRENCY", "between 1 and 64"},
 		{c.BrowserRecycle >= 0, "KISA_BROWSER_RECYCLE_AFTER", "0 or more"},
@@ -333,6 +355,20 @@ func (c Config) Validate() error {
 // the worker processes alike.
 func (c Config) Timing() overview.Timing {
 	return overview.Timing{Wait: c.OverviewTimeout, Visit: c.JobTimeout, MaxRetry: c.JobMaxRetry}
+}
+
+// MonitorLimits is the per-account limits of monitors.
+func (c Config) MonitorLimits() monitor.Limits {
+	return monitor.Limits{Monitors: c.MonitorMaxMonitors, Targets: c.MonitorMaxTargets, VisitsPerDay: c.MonitorMaxVisits}
+}
+
+// MonitorReadings is how many monitor readings a worker has in flight:
+// KISA_MONITOR_CONCURRENCY, or half the tabs (at least 1).
+func (c Config) MonitorReadings() int {
+	if c.MonitorConcurrency > 0 {
+		return c.MonitorConcurrency
+	}
+	return max(1, c.BrowserConcurrency/2)
 }
 
 // RequireSecretsKey reports an error when KISA_SECRETS_KEY is not set;

@@ -43,6 +43,8 @@ type WebhookPayload struct {
 	Event   string    `json:"event"`
 	JobID   uuid.UUID `json:"jobId,omitzero"`
 	BatchID uuid.UUID `json:"batchId,omitzero"`
+	// RunID is the monitor run of EventMonitorChanged.
+	RunID uuid.UUID `json:"runId,omitzero"`
 }
 
 // NewWebhookTask builds the delivery task of p; its id makes each event
@@ -56,6 +58,9 @@ func NewWebhookTask(p WebhookPayload) (*asynq.Task, error) {
 	id := p.JobID
 	if p.BatchID != uuid.Nil {
 		id = p.BatchID
+	}
+	if p.RunID != uuid.Nil {
+		id = p.RunID
 	}
 	return asynq.NewTask(TypeWebhook, b,
 		asynq.TaskID("wh-"+p.Event+"-"+id.String()),

@@ -101,12 +101,11 @@ func TestSlot(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
-	ok := func(string) error { return nil }
 	d := Definition{Name: "  Shoes  ", Schedule: Schedule{Type: Daily, Time: "06:00"},
 		Targets: []Target{{Query: " best  running shoes ", CountryCode: "US", LanguageCode: "EN"},
 			{Query: "trail shoes", CountryCode: "at", LanguageCode: "de"}},
 		Watch: Watch{Domains: []string{"Example.com", "example.com", "bbc.co.uk"}}}
-	got, spec, err := d.Normalize(ok)
+	got, spec, err := d.Normalize(Vetting{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +130,8 @@ func TestNormalizeProblems(t *testing.T) {
 		{"bad target", Definition{Name: "x", Schedule: Schedule{Type: Hourly},
 			Targets: []Target{{Surface: "ai-mode", Query: " ", CountryCode: "xx", LanguageCode: "english"}}},
 			[]string{"targets[0].surface", "targets[0].query", "targets[0].countryCode", "targets[0].languageCode"}},
+		{"country not served", Definition{Name: "x", Schedule: Schedule{Type: Hourly},
+			Targets: []Target{{Query: "a", CountryCode: "fr"}}}, []string{"targets[0].countryCode"}},
 		{"repeated target", Definition{Name: "x", Schedule: Schedule{Type: Hourly}, Targets: []Target{
 			{Query: "A b", CountryCode: "us", LanguageCode: "en"}, {Query: "a  B", CountryCode: "US", LanguageCode: "en"}}},
 			[]string{"targets[1]"}},
@@ -145,7 +146,7 @@ func TestNormalizeProblems(t *testing.T) {
 	refuse := func(string) error { return errors.New("must be an https URL") }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := tt.def.Normalize(refuse)
+			_, _, err := tt.def.Normalize(Vetting{WebhookURL: refuse, Country: func(c string) bool { return c != "fr" }})
 			var inv *InvalidError
 			if !errors.As(err, &inv) {
 				t.Fatalf("Normalize = %v, want an *InvalidError", err)

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -24,6 +25,13 @@ const (
 	MaxWatchDomains = 50
 	MaxQueryChars   = 500
 	MaxNameChars    = 200
+)
+
+// A target's country and language when it names none: those of the
+// single-call endpoint.
+const (
+	DefaultCountry  = "at"
+	DefaultLanguage = "de"
 )
 
 // Target is one thing a monitor reads on every run: a surface with its
@@ -54,11 +62,11 @@ func (t Target) normal(i int, p problems) Target {
 	case strings.IndexFunc(t.Query, unicode.IsControl) >= 0:
 		p.add(at("query"), "must not contain control characters")
 	}
-	t.CountryCode = strings.ToLower(strings.TrimSpace(t.CountryCode))
+	t.CountryCode = cmp.Or(strings.ToLower(strings.TrimSpace(t.CountryCode)), DefaultCountry)
 	if !validCountry(t.CountryCode) {
 		p.add(at("countryCode"), "must be an ISO 3166-1 alpha-2 country code")
 	}
-	t.LanguageCode = strings.ToLower(strings.TrimSpace(t.LanguageCode))
+	t.LanguageCode = cmp.Or(strings.ToLower(strings.TrimSpace(t.LanguageCode)), DefaultLanguage)
 	if !validLanguage(t.LanguageCode) {
 		p.add(at("languageCode"), "must be an ISO 639-1 language code")
 	}
@@ -114,11 +122,18 @@ type Hook struct {
 	URL string `json:"url"`
 }
 
+// Vetting is what the deployment allows beyond the rules of this
+// package: a webhook URL (webhook.Guard.CheckURL) and a country (the
+// countries KISA_PROXIES serves). A nil field allows everything.
+type Vetting struct {
+	WebhookURL func(string) error
+	Country    func(string) bool
+}
+
 // Normalize validates d and returns it normalised (targets folded and
-// de-duplicated, domains lower-cased and reduced to their registrable
-// part), with its schedule as a cron spec. checkURL vets the webhook
-// URL (webhook.Guard). Its error is an *InvalidError.
-func (d Definition) Normalize(checkURL func(string) error) (Definition, string, error) {
+// de-duplicated, domains lower-cased), with its schedule as a cron spec.
+// Its error is an *InvalidError.
+func (d Definition) Normalize(v Vetting) (Definition, string, error) {
 	p := problems{}
 	d.Name = strings.TrimSpace(d.Name)
 	if n := utf8.RuneCountInString(d.Name); n == 0 || n > MaxNameChars {
@@ -127,9 +142,15 @@ func (d Definition) Normalize(checkURL func(string) error) (Definition, string, 
 	spec, err := d.Schedule.Spec()
 	p.merge(err)
 	d.Targets = normalTargets(d.Targets, p)
+	for i, t := range d.Targets {
+		if v.Country != nil && validCountry(t.CountryCode) && !v.Country(t.CountryCode) {
+			p.add(fmt.Sprintf("targets[%d].countryCode", i),
+				"this deployment does not serve country "+t.CountryCode+" (see GET /v1/networks/browser/countries)")
+		}
+	}
 	d.Watch.Domains = normalDomains(d.Watch.Domains, p)
-	if d.Webhook != nil {
-		if err := checkURL(d.Webhook.URL); err != nil {
+	if d.Webhook != nil && v.WebhookURL != nil {
+		if err := v.WebhookURL(d.Webhook.URL); err != nil {
 			p.add("webhook.url", err.Error())
 		}
 	}

@@ -1,16 +1,12 @@
 package overview
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
@@ -96,20 +92,5 @@ func (j *Jobs) webhookBody(ctx context.Context, p jobs.WebhookPayload) (account 
 
 // post sends one signed delivery; status is nil when no answer came.
 func (j *Jobs) post(ctx context.Context, url, secret string, body []byte) (*int, error) {
-	ctx, cancel := context.WithTimeout(ctx, jobs.WebhookTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", asynq.SkipRetry, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "kisa-webhooks/1")
-	req.Header.Set(webhook.SignatureHeader, webhook.Sign(secret, j.now(), body))
-	res, err := j.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-	return &res.StatusCode, nil
+	return webhook.Send(ctx, j.http, url, secret, j.now(), body)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker/browser"
@@ -394,16 +395,23 @@ func NewAuxServer(rdb *redis.Client, logger *slog.Logger) *asynq.Server {
 	})
 }
 
-// AuxMux routes webhook deliveries and the maintenance task to js.
-func AuxMux(js *overview.Jobs) *asynq.ServeMux {
+// AuxMux routes webhook deliveries and the maintenance task to js, and
+// the monitors' runs, retention and webhooks to mons (nil: none).
+func AuxMux(js *overview.Jobs, mons *monitor.Service) *asynq.ServeMux {
 	mux := asynq.NewServeMux()
 	mux.HandleFunc(jobs.TypeWebhook, func(ctx context.Context, t *asynq.Task) error {
 		p, err := jobs.ParseWebhookPayload(t)
 		if err != nil {
 			return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
 		}
+		if p.Event == jobs.EventMonitorChanged && mons != nil {
+			return mons.Deliver(ctx, p)
+		}
 		return js.Deliver(ctx, p)
 	})
+	if mons != nil {
+		addMonitorRoutes(mux, mons)
+	}
 	mux.HandleFunc(jobs.TypeJobMaintenance, func(ctx context.Context, _ *asynq.Task) error {
 		return js.Maintain(ctx)
 	})

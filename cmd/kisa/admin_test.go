@@ -289,7 +289,7 @@ func TestAdminBadInput(t *testing.T) {
 	acc := e.newCLIAccount(t, true)
 	a := acc.String()
 	unknown := uuid.NewString()
-	allowed := "knowledgebase:read, integrations:read, secrets:read, overview:run, completions:run"
+	allowed := "knowledgebase:read, integrations:read, secrets:read, overview:run, completions:run, monitors"
 	metaHint := `must be a JSON object, e.g. '{"url":"https://example.com"}'`
 	limitHint := "must be a whole number from 0 (no limit) to 1000000000, or default"
 	tests := []struct {

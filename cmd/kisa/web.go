@@ -76,6 +76,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 		Countries:   cfg.Proxies,
 		Overviews:   overviews,
 		Jobs:        newJobs(cfg, overviews, db, secrets, log),
+		Monitors:    newMonitors(cfg, db, rdb, shots, secrets, nil, log),
 		Webhooks:    webhook.Guard{AllowPrivate: cfg.WebhookAllowPrivate},
 		Completions: api.Completions{URL: cfg.CompletionsURL, Key: cfg.CompletionsKey, Timeout: cfg.CompletionsTimeout},
 		HealthChecks: ops.Checks{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/ops"
 
 	"github.com/redis/go-redis/v9"
@@ -47,7 +48,9 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	js := newJobs(cfg, newOverviewService(cfg, rdb, results, shots, log), db, secrets, log)
+	overviews := newOverviewService(cfg, rdb, results, shots, log)
+	js := newJobs(cfg, overviews, db, secrets, log)
+	mons := newMonitors(cfg, db, rdb, shots, secrets, overviews, log)
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
 		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
 		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, SearchURL: cfg.SearchURL,
@@ -87,11 +90,16 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer srv.Shutdown()
-	stop, err := startAux(rdb, js, log)
+	stop, err := startAux(rdb, js, mons, log)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	stopMonitors, err := startMonitors(cfg, rdb, db, mons, log)
+	if err != nil {
+		return err
+	}
+	defer stopMonitors()
 	countries, all := cfg.Proxies.Countries()
 	log.Info("worker started", "tabs", cfg.BrowserConcurrency, "search_url", cfg.SearchURL,
 		"proxied_countries", countries, "all_countries", all)
@@ -120,9 +128,9 @@ func serveWorkerOps(ctx context.Context, cfg config.Config, h http.Handler, log 
 
 // startAux starts the webhook and maintenance server and the scheduler;
 // stop shuts both down.
-func startAux(rdb *redis.Client, js *overview.Jobs, log *slog.Logger) (stop func(), err error) {
+func startAux(rdb *redis.Client, js *overview.Jobs, mons *monitor.Service, log *slog.Logger) (stop func(), err error) {
 	aux := worker.NewAuxServer(rdb, log)
-	if err := aux.Start(worker.AuxMux(js)); err != nil {
+	if err := aux.Start(worker.AuxMux(js, mons)); err != nil {
 		return nil, fmt.Errorf("start webhook server: %w", err)
 	}
 	sched, err := worker.NewScheduler(rdb, log)
