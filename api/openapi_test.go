@@ -257,6 +257,10 @@ var notDriven = []string{
 	"POST /v1/networks/browser/ai-overview 500", "POST /v1/completions 500", "GET /v1/networks/browser/countries 500",
 	"GET /v1/networks/browser/ai-overview/jobs 500", "GET /v1/networks/browser/ai-overview/jobs/{id} 500",
 	"POST /v1/networks/browser/ai-overview/batch 500", "GET /v1/networks/browser/ai-overview/batches/{id} 500",
+	"POST /v1/monitors 500", "GET /v1/monitors 500", "GET /v1/monitors/{id} 500", "PATCH /v1/monitors/{id} 500",
+	"DELETE /v1/monitors/{id} 500", "POST /v1/monitors/{id}/run 500", "GET /v1/monitors/{id}/runs 500",
+	"GET /v1/monitors/{id}/changes 500", "GET /v1/monitors/{id}/visibility 500",
+	"GET /v1/monitors/{id}/targets/{target}/history 500",
 }
 
 // uncovered lists the documented operation-status pairs not in covered.
@@ -403,6 +407,7 @@ func withOverviews(tb testing.TB, rdb *redis.Client, wait time.Duration) func(*O
 		o.Overviews = svc
 		o.Jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Secrets: o.Secrets, Describe: FailureMessage,
 			HTTP: o.Webhooks.Client(), Retention: time.Hour, Now: o.Now, Logger: o.Logger})
+		o.Monitors = newMonitorService(o, rdb, shots)
 	}
 }
 
@@ -624,5 +629,5 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("docs script", m, req("GET", "/docs/assets/redoc.standalone.js", "", ""), 200)
 	add("docs licence", m, req("GET", "/docs/assets/redoc-LICENSE.txt", "", ""), 200)
 	add("docs unknown file", m, req("GET", "/docs/assets/nothing.js", "", ""), 404)
-	return out
+	return append(out, f.monitorExchanges(tb)...)
 }
