@@ -10,6 +10,7 @@
 //	GET  /consent?continue=&gl=&hl=    the consent interstitial
 //	POST /save                         records consent in the SOCS cookie, 303 to continue
 //	GET  /__visits[?q=]                visit and consent counters as JSON
+//	PUT  /__variants                   {"query", "variant"}: replace a query's answer (Server.SetVariant)
 //	GET  /healthz                      200 "ok"
 //	GET  /                             a search box
 //
@@ -24,6 +25,8 @@
 //     set_eom=false), each with hidden gl, hl and continue; German for
 //     hl=de ("Bevor Sie zu Google weitergehen", "Alle ablehnen",
 //     "Alle akzeptieren").
+//   - a query with a variant (Server.SetVariant, PUT /__variants): its
+//     overview, no overview or the CAPTCHA, instead of the rules below.
 //   - contains "captcha": 302 to /sorry/index?continue=<this URL>.
 //   - exactly "why are frogs green" (RealPageQuery): the real captured,
 //     already expanded page, served as is whatever hl says.

@@ -142,6 +142,7 @@ type resultsRequest struct {
 	query, hl, gl string
 	final         bool          // render the expanded final state, no streaming
 	delay         time.Duration // until the overview is complete, when streaming
+	variant       *Variant      // set by SetVariant: replaces the query's rules
 }
 
 // resultsData feeds results.html.tmpl.
@@ -170,9 +171,16 @@ func (p *pages) results(req resultsRequest) ([]byte, error) {
 	w := wordsFor(req.hl)
 	d := resultsData{Query: strings.TrimSpace(req.query), HL: req.hl, GL: req.gl, W: w, Final: req.final}
 	links := searchLinks(key, w.Lang)
-	switch b := behaviourOf(key); b {
+	b := behaviourOf(key)
+	if req.variant != nil {
+		b = req.variant.behaviour()
+	}
+	switch b {
 	case withOverview, stalled:
 		ov := overviewFor(key, req.hl)
+		if req.variant != nil {
+			ov = req.variant.overview()
+		}
 		links = ov.Links
 		if err := d.addOverview(ov, key+"|"+w.Lang, req.delay, b == stalled); err != nil {
 			return nil, err

@@ -58,6 +58,7 @@ type Server struct {
 	mu           sync.Mutex
 	visits       map[string]int
 	consentShown int
+	variants     map[string]Variant // SetVariant
 }
 
 // New returns a Server configured by opts. It panics only if the embedded
@@ -67,7 +68,8 @@ func New(opts Options) *Server {
 	if err != nil {
 		panic("serpfixture: " + err.Error())
 	}
-	s := &Server{delay: opts.OverviewDelay, consent: opts.Consent, hostile: opts.HostileTarget, log: opts.Logger, pages: p, visits: map[string]int{}}
+	s := &Server{delay: opts.OverviewDelay, consent: opts.Consent, hostile: opts.HostileTarget, log: opts.Logger, pages: p, visits: map[string]int{},
+		variants: map[string]Variant{}}
 	if s.delay == 0 {
 		s.delay = DefaultOverviewDelay
 	}
@@ -90,6 +92,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /consent", s.handleConsent)
 	s.mux.HandleFunc("POST /save", s.handleSave)
 	s.mux.HandleFunc("GET /__visits", s.handleVisits)
+	s.mux.HandleFunc("PUT /__variants", s.handleVariant)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 }
 
@@ -136,7 +139,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.countVisit(key)
-	switch behaviourOf(key) {
+	b := behaviourOf(key)
+	v, varied := s.variantOf(key)
+	if varied {
+		b = v.behaviour()
+	}
+	switch b {
 	case captcha:
 		v := url.Values{"continue": {absoluteURL(r)}, "q": {"EgQKAgICGIqV6s0GIjB"}}
 		s.redirect(w, r, "/sorry/index?"+v.Encode(), http.StatusFound, "captcha")
@@ -145,7 +153,11 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	case real2025:
 		s.writeHTML(w, r, http.StatusOK, []byte(s.pages.real2025), "real 2025 page")
 	default:
-		s.serveResults(w, r, resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", delay: s.delay})
+		req := resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", delay: s.delay}
+		if varied {
+			req.variant = &v
+		}
+		s.serveResults(w, r, req)
 	}
 }
 
