@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // Secret is a stored secret without its value: the value is write-only
@@ -103,29 +105,14 @@ func openAD(aead cipher.AEAD, ad, sealed []byte) ([]byte, error) {
 	return aead.Open(nil, sealed[:n], sealed[n:], ad)
 }
 
-// Get returns one of the account's secrets without its value, or ErrNotFound.
+// Get returns one of the account's secrets without its value, or a
+// kisa.NotFound failure.
 func (s *Secrets) Get(ctx context.Context, account, id uuid.UUID) (Secret, error) {
 	var out Secret
 	err := s.db.db.GetContext(ctx, &out, `
 		SELECT id, name, created_at, updated_at FROM secrets WHERE id = $1 AND account_id = $2`,
 		id, account)
-	return out, notFound(err, "get secret")
-}
-
-// Reveal decrypts a secret's value, for the service's own use (never for
-// an API response). It returns ErrNotFound or a decryption error.
-func (s *Secrets) Reveal(ctx context.Context, account, id uuid.UUID) (string, error) {
-	var sealed []byte
-	err := s.db.db.GetContext(ctx, &sealed, `
-		SELECT value_enc FROM secrets WHERE id = $1 AND account_id = $2`, id, account)
-	if err := notFound(err, "reveal secret"); err != nil {
-		return "", err
-	}
-	plain, err := open(s.aead, account, id, sealed)
-	if err != nil {
-		return "", dbError("reveal secret", err)
-	}
-	return string(plain), nil
+	return out, notFound(err, kisa.PartSecret, "get secret")
 }
 
 // webhookSecretAD binds a webhook signing secret to its account, apart

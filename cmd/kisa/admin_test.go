@@ -27,6 +27,7 @@ import (
 type cliEnv struct {
 	db      *storage.DB
 	secrets *storage.Secrets // same key as the commands'
+	key     string           // that key, base64
 	getenv  func(string) string
 }
 
@@ -43,7 +44,7 @@ func newCLIEnv(tb testing.TB, extra ...string) cliEnv {
 		tb.Fatal(err)
 	}
 	pairs := append([]string{"DATABASE_URL=" + testenv.DatabaseURL(), "KISA_SECRETS_KEY=" + key}, extra...)
-	return cliEnv{db: db, secrets: secrets, getenv: testenv.Environ(pairs...)}
+	return cliEnv{db: db, secrets: secrets, key: key, getenv: testenv.Environ(pairs...)}
 }
 
 // ok runs an admin command that must succeed and returns the one JSON
@@ -277,7 +278,7 @@ func revealed(e cliEnv, account uuid.UUID, value string) func(*testing.T, map[st
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := e.secrets.Reveal(context.Background(), account, id)
+		got, err := revealUnder(t, e.db, e.key, account, id)
 		if err != nil || got != value {
 			t.Errorf("stored value = %q, %v; want %q", got, err, value)
 		}
