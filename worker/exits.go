@@ -11,12 +11,11 @@ import (
 	"github.com/kisa-dev/kisa/worker/browser"
 )
 
-// Outcomes of a visit through an exit, as CountExit is told them.
-const (
-	ExitVisit   = "visit"   // a page was read
-	ExitCaptcha = "captcha" // the search engine answered with its CAPTCHA
-	ExitError   = "error"   // the visit failed otherwise (the proxy, the page, the browser)
-)
+// ExitOK is the outcome of a visit through an exit that read a page, as
+// CountExit is told it; a visit that failed is told its failure
+// (kisa.Failure's word: blocked for the CAPTCHA, unavailable for a proxy
+// that did not connect, ...).
+const ExitOK = "ok"
 
 // browse visits req for country: directly when no proxy is configured,
 // else through the least recently used exit of the country's pool that is
@@ -58,12 +57,10 @@ func (h *Handler) browse(ctx context.Context, country string, req browser.VisitR
 func (h *Handler) browseVia(ctx context.Context, e exits.Exit, req browser.VisitRequest) (browser.VisitResult, error) {
 	req.Proxy = &browser.Proxy{Server: e.Server, Username: e.Username, Password: e.Password}
 	res, err := h.pool.Visit(ctx, req)
-	outcome := ExitVisit
-	switch {
-	case errors.Is(err, kisa.Blocked):
-		outcome = ExitCaptcha
-	case err != nil:
-		outcome = ExitError
+	outcome := ExitOK
+	if err != nil {
+		f, _ := kisa.FailureOf(err)
+		outcome = string(f)
 	}
 	h.countExit(e.Host, outcome)
 	if rotate(err) {

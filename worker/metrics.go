@@ -12,17 +12,11 @@ import (
 )
 
 // The outcomes of one attempt at an overview task, as counted in the
-// metrics.
+// metrics, beside the failures (kisa.Failure: blocked, timed_out,
+// unavailable, unrecognised, internal), which count under their own name.
 const (
-	OutcomeOK          = "ok"          // the page had an overview
-	OutcomeNoOverview  = "no_overview" // the page had none
-	OutcomeCaptcha     = "captcha"     // the search engine showed its CAPTCHA page
-	OutcomeTimeout     = "timeout"     // the visit or the task ran out of time
-	OutcomeUnavailable = "unavailable" // the browser or screenshot storage failed
-	// OutcomeUnrecognised: the page showed an overview no known generation
-	// reads; its evidence is in the bucket under evidence/.
-	OutcomeUnrecognised = "unrecognised"
-	OutcomeError        = "error" // anything else
+	OutcomeOK         = "ok"          // the page had an overview
+	OutcomeNoOverview = "no_overview" // the page had none
 )
 
 // JobObserver is told how each attempt at an overview task ended and how
@@ -51,7 +45,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 	m := &Metrics{
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_jobs_total",
-			Help: "Overview task attempts by outcome (ok, no_overview, captcha, timeout, unavailable, unrecognised, error)."}, []string{"outcome"}),
+			Help: "Overview task attempts by outcome (ok, no_overview, or the failure: blocked, timed_out, unavailable, unrecognised, internal)."}, []string{"outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_job_duration_seconds",
 			Help:    "Time one overview task attempt took, by outcome.",
 			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"outcome"}),
@@ -60,7 +54,7 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 		Help:    "Time each step of an overview visit took (navigate, consent, settle, expand, screenshots, upload).",
 		Buckets: []float64{.05, .1, .25, .5, 1, 2, 3, 5, 7.5, 10, 15, 30}}, []string{"step"})
 	m.exits = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_exit_visits_total",
-		Help: "Visits through each proxy exit (host:port, never its credentials) by outcome (visit, captcha, error)."},
+		Help: "Visits through each proxy exit (host:port, never its credentials) by outcome (ok, or the failure: blocked, unavailable, timed_out, internal)."},
 		[]string{"exit", "outcome"})
 	reg.MustRegister(m.jobs, m.duration, m.steps, m.exits)
 	if pool != nil {
@@ -97,7 +91,8 @@ func (m *Metrics) ExitVisit(exit, outcome string) {
 }
 
 // outcome names how an attempt ended: its result, or the failure it
-// carries.
+// carries (kisa.Failure's own word). An attempt cut short by the worker's
+// shutdown is unavailable: asynq hands the task back.
 func outcome(ctx context.Context, res kisa.Result, err error) string {
 	if err == nil {
 		if res.Overview.HasOverview {
@@ -106,19 +101,10 @@ func outcome(ctx context.Context, res kisa.Result, err error) string {
 		return OutcomeNoOverview
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return OutcomeUnavailable // the worker is shutting down; asynq hands the task back
+		return string(kisa.Unavailable)
 	}
-	switch f, _ := kisa.FailureOf(err); f {
-	case kisa.Blocked:
-		return OutcomeCaptcha
-	case kisa.TimedOut:
-		return OutcomeTimeout
-	case kisa.Unavailable:
-		return OutcomeUnavailable
-	case kisa.Unrecognised:
-		return OutcomeUnrecognised
-	}
-	return OutcomeError
+	f, _ := kisa.FailureOf(err)
+	return string(f)
 }
 
 // observe tells the observer, if any, how an attempt that began at start

@@ -55,10 +55,10 @@ func TestJobMetrics(t *testing.T) {
 	want := map[string]float64{
 		"kisa_worker_jobs_total{outcome=ok}":                          1,
 		"kisa_worker_jobs_total{outcome=no_overview}":                 1,
-		"kisa_worker_jobs_total{outcome=captcha}":                     1,
+		"kisa_worker_jobs_total{outcome=blocked}":                     1,
 		"kisa_worker_job_duration_seconds{outcome=ok}_count":          1,
 		"kisa_worker_job_duration_seconds{outcome=no_overview}_count": 1,
-		"kisa_worker_job_duration_seconds{outcome=captcha}_count":     1,
+		"kisa_worker_job_duration_seconds{outcome=blocked}_count":     1,
 		"kisa_browser_launches_total":                                 1,
 		// Steps are timed for visits that end with a page (not the CAPTCHA).
 		"kisa_worker_step_duration_seconds{step=navigate}_count":    2,

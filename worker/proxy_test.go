@@ -295,9 +295,9 @@ func TestProxies(t *testing.T) {
 			return "kisa_worker_exit_visits_total{exit=" + e.host(tag) + "}{outcome=" + outcome + "}"
 		}
 		want := map[string]float64{
-			name("at", "visit"): 1, name("de1", "captcha"): 1, name("de2", "visit"): 3,
-			name("fr", "visit"): 1, name("nl", "captcha"): 1, name("se", "visit"): 1,
-			"kisa_worker_exit_visits_total{exit=" + e.dead + "}{outcome=error}": 1,
+			name("at", "ok"): 1, name("de1", "blocked"): 1, name("de2", "ok"): 3,
+			name("fr", "ok"): 1, name("nl", "blocked"): 1, name("se", "ok"): 1,
+			"kisa_worker_exit_visits_total{exit=" + e.dead + "}{outcome=unavailable}": 1,
 		}
 		got := map[string]float64{}
 		for k, v := range series(t, e.reg) {

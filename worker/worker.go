@@ -58,7 +58,7 @@ type HandlerOptions struct {
 	Exits    exits.Set
 	Rotation *storage.ExitRotation
 	// CountExit, when set, is told each visit through an exit: its
-	// host:port and ExitVisit, ExitCaptcha or ExitError. It must not block.
+	// host:port and ExitOK or the visit's failure. It must not block.
 	CountExit func(exit, outcome string)
 	Logger    *slog.Logger // nil discards
 	Now       func() time.Time
@@ -219,7 +219,7 @@ func (e *evidenceError) Unwrap() error { return e.err }
 // keepEvidence stores the HTML (gzip) and the full-page screenshot of a
 // page not recognised under storage.EvidencePrefix/<date>/<task>/, logs
 // the location, and returns the kisa.Unrecognised failure naming the
-// location (the observer counts it as OutcomeUnrecognised). A storage
+// location (the observer counts it as unrecognised). A storage
 // failure is logged; the page is still told as not recognised.
 func (h *Handler) keepEvidence(ctx context.Context, log *slog.Logger, key string, v browser.VisitResult, cause error) error {
 	prefix := fmt.Sprintf("%s%s/%s/%s/", storage.EvidencePrefix, h.now().UTC().Format("2006-01-02"), key, uuid.NewString())
