@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/storage"
 )
@@ -92,23 +93,23 @@ func (s *Server) authenticate(c *gin.Context) {
 
 // errInvalidKey answers a key that does not exist, does not match, or was
 // revoked: the client cannot tell which.
-var errInvalidKey = &Error{Code: CodeUnauthorized, Message: "invalid API key"}
+var errInvalidKey = kisa.Failf(kisa.Unauthorized, "invalid API key")
 
 func (s *Server) principal(c *gin.Context) (*Principal, error) {
 	header := c.GetHeader("Authorization")
 	if header == "" {
-		return nil, Errorf(CodeUnauthorized, "authorization header is missing")
+		return nil, kisa.Failf(kisa.Unauthorized, "authorization header is missing")
 	}
 	scheme, token, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return nil, Errorf(CodeUnauthorized, "authorization header must be \"Bearer <API key>\"")
+		return nil, kisa.Failf(kisa.Unauthorized, "authorization header must be \"Bearer <API key>\"")
 	}
 	lookup, secret, ok := apikey.Parse(s.opts.KeyPrefix, strings.TrimSpace(token))
 	if !ok {
 		return nil, errInvalidKey
 	}
 	k, err := s.keys.get(c.Request.Context(), lookup, s.loadKey)
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, kisa.NotFound) {
 		return nil, errInvalidKey
 	}
 	if err != nil {
@@ -118,8 +119,8 @@ func (s *Server) principal(c *gin.Context) (*Principal, error) {
 		return nil, errInvalidKey
 	}
 	if !k.key.TwoFactorEnabled {
-		return nil, &Error{
-			Code:    CodeForbidden,
+		return nil, &kisa.Error{
+			Failure: kisa.Forbidden,
 			Message: "two-factor authentication is required to use the API: enable 2FA in the dashboard",
 			Docs:    s.opts.DocsURL + "/errors#2fa-required",
 		}
@@ -143,7 +144,7 @@ func (s *Server) loadKey(ctx context.Context, lookup string) (storage.APIKey, er
 func (s *Server) require(scope string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if !slices.Contains(mustPrincipal(c).Scopes, scope) {
-			s.writeError(c, Errorf(CodeForbidden, "this API key lacks the scope %q", scope))
+			s.writeError(c, kisa.Failf(kisa.Forbidden, "this API key lacks the scope %q", scope))
 			return
 		}
 		c.Next()

@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // completionsPath is the route of chat completions (spec 4.6), which
@@ -55,7 +57,7 @@ func (s *Server) completions(c *gin.Context) {
 	}
 	up := s.opts.Completions
 	if up.URL == "" {
-		s.writeError(c, Errorf(CodeUnavailable, "completions are not enabled on this server"))
+		s.writeError(c, kisa.Failf(kisa.Unavailable, "completions are not enabled on this server"))
 		return
 	}
 	ctx, cancel := context.WithCancelCause(c.Request.Context())
@@ -149,9 +151,51 @@ func isEventStream(h http.Header) bool {
 	return strings.HasPrefix(strings.ToLower(h.Get("Content-Type")), "text/event-stream")
 }
 
+// upstreamError is the one table from an answer of the completions
+// upstream that is not a success (its status, its own message, its
+// Retry-After in seconds) to the failure the client is told: the
+// upstream's rate limit is the client's Limited, a refusal of the request
+// BadRequest with the upstream's reason, anything else (its refusal of our
+// credentials, its own failures) Unavailable.
+func upstreamError(status int, detail string, retryAfter int) *kisa.Error {
+	reason := ""
+	if detail != "" {
+		reason = ": " + detail
+	}
+	switch {
+	case status == http.StatusTooManyRequests:
+		return &kisa.Error{Failure: kisa.Limited, RetryAfter: time.Duration(max(retryAfter, 1)) * time.Second,
+			Message: "the completions upstream is rate limiting this service; retry later" + reason}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return &kisa.Error{Failure: kisa.Unavailable, RetryAfter: RetryAfterBlocked * time.Second,
+			Message: "the completions upstream refused this service's credentials; completions are unavailable"}
+	case status >= 400 && status < 500:
+		return kisa.Failf(kisa.BadRequest, "the completions upstream rejected the request (HTTP %d)%s", status, reason)
+	}
+	return kisa.Failf(kisa.Unavailable, "the completions upstream failed (HTTP %d); try again shortly", status)
+}
+
+// errUpstreamNotJSON is told when the completions upstream answers a
+// success whose body is not JSON (or is over 8 MiB).
+var errUpstreamNotJSON = kisa.Failf(kisa.Unavailable,
+	"the completions upstream answered with something that is not JSON; try again shortly")
+
+// upstreamFailure is what the client is told when the completions
+// upstream could not be reached or read (err, kept for the log):
+// Unavailable, or TimedOut when it was too slow (ctx was cancelled by the
+// time-out).
+func upstreamFailure(ctx context.Context, timeout time.Duration, err error) error {
+	e := kisa.Failf(kisa.Unavailable, "the completions upstream is unavailable; try again shortly")
+	if errors.Is(context.Cause(ctx), errUpstreamTimeout) {
+		e = kisa.Failf(kisa.TimedOut, "the completions upstream did not answer within %s; try again shortly", timeout)
+	}
+	e.Err = err
+	return e
+}
+
 // upstreamRefusal reads what the upstream said when it answered with a
 // status that is not a success, and maps it through upstreamError.
-func upstreamRefusal(res *http.Response) *Error {
+func upstreamRefusal(res *http.Response) *kisa.Error {
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	retry, _ := strconv.Atoi(strings.TrimSpace(res.Header.Get("Retry-After")))
 	return upstreamError(res.StatusCode, upstreamMessage(b), retry)
@@ -199,7 +243,7 @@ func parseCompletionRequest(body []byte) (bool, error) {
 		decodeAs(v, "stream", raw, &stream, "a boolean")
 	}
 	if len(v) > 0 {
-		return false, &Error{Code: CodeValidation, Message: "validation failed", Fields: v}
+		return false, v.err()
 	}
 	return stream, nil
 }

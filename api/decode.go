@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // maxJSONDepth bounds how deeply a request body may nest objects and
@@ -30,7 +32,7 @@ const notObject = "request body must be a JSON object"
 // the object's members, undecoded, for the endpoint's own validation.
 func decodeJSONObject(body []byte) (map[string]json.RawMessage, error) {
 	if !utf8.Valid(body) {
-		return nil, Errorf(CodeBadRequest, "request body is not valid UTF-8 (at byte %d)", invalidUTF8At(body))
+		return nil, kisa.Failf(kisa.BadRequest, "request body is not valid UTF-8 (at byte %d)", invalidUTF8At(body))
 	}
 	if err := checkJSONSyntax(body); err != nil {
 		return nil, err
@@ -39,7 +41,7 @@ func decodeJSONObject(body []byte) (map[string]json.RawMessage, error) {
 	// every decoder agrees.
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil || top == nil {
-		return nil, Errorf(CodeBadRequest, notObject)
+		return nil, kisa.Failf(kisa.BadRequest, notObject)
 	}
 	return top, nil
 }
@@ -51,21 +53,21 @@ func checkJSONSyntax(body []byte) error {
 	for first := true; first || dec.StackDepth() > 0; first = false {
 		tok, err := dec.ReadToken()
 		if err == io.EOF && first {
-			return Errorf(CodeBadRequest, notObject)
+			return kisa.Failf(kisa.BadRequest, notObject)
 		}
 		if err != nil {
 			return syntaxProblem(body, dec, err)
 		}
 		if first && tok.Kind() != '{' {
-			return Errorf(CodeBadRequest, notObject)
+			return kisa.Failf(kisa.BadRequest, notObject)
 		}
 		if dec.StackDepth() > maxJSONDepth {
-			return Errorf(CodeBadRequest, "request body nests deeper than %d levels (at byte %d)",
+			return kisa.Failf(kisa.BadRequest, "request body nests deeper than %d levels (at byte %d)",
 				maxJSONDepth, dec.InputOffset()-1)
 		}
 	}
 	if rest := bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return Errorf(CodeBadRequest, "request body has data after its JSON value (at byte %d)", len(body)-len(rest))
+		return kisa.Failf(kisa.BadRequest, "request body has data after its JSON value (at byte %d)", len(body)-len(rest))
 	}
 	return nil
 }
@@ -74,22 +76,22 @@ func checkJSONSyntax(body []byte) error {
 func syntaxProblem(body []byte, dec *jsontext.Decoder, err error) error {
 	var se *jsontext.SyntacticError
 	if !errors.As(err, &se) {
-		return Errorf(CodeBadRequest, "request body is not valid JSON")
+		return kisa.Failf(kisa.BadRequest, "request body is not valid JSON")
 	}
 	at := se.ByteOffset
 	switch {
 	case errors.Is(se.Err, jsontext.ErrDuplicateName):
-		return Errorf(CodeBadRequest, "request body has the key %q twice", shorten(dottedPath(dec, se.JSONPointer)))
+		return kisa.Failf(kisa.BadRequest, "request body has the key %q twice", shorten(dottedPath(dec, se.JSONPointer)))
 	case loneSurrogate(body, at):
-		return Errorf(CodeBadRequest, "request body has a lone UTF-16 surrogate %s at byte %d%s",
+		return kisa.Failf(kisa.BadRequest, "request body has a lone UTF-16 surrogate %s at byte %d%s",
 			body[at:at+6], at, within(dec, se.JSONPointer))
 	case at >= 0 && at < int64(len(body)) && body[at] < ' ':
-		return Errorf(CodeBadRequest, "request body has an unescaped control character at byte %d%s",
+		return kisa.Failf(kisa.BadRequest, "request body has an unescaped control character at byte %d%s",
 			at, within(dec, se.JSONPointer))
 	case errors.Is(se.Err, io.ErrUnexpectedEOF):
-		return Errorf(CodeBadRequest, "request body ends inside its JSON value (at byte %d)", len(body))
+		return kisa.Failf(kisa.BadRequest, "request body ends inside its JSON value (at byte %d)", len(body))
 	}
-	return Errorf(CodeBadRequest, "request body is not valid JSON (at byte %d)", at)
+	return kisa.Failf(kisa.BadRequest, "request body is not valid JSON (at byte %d)", at)
 }
 
 // loneSurrogate reports whether body holds, at at, an escaped UTF-16

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // reference holds the browsable reference page: Redoc 2.5.4's standalone
@@ -55,7 +57,7 @@ func (s *Server) docsAsset(c *gin.Context) {
 	typ, ok := docsAssetTypes[path.Ext(name)]
 	b, err := reference.ReadFile("reference/" + name)
 	if !ok || err != nil || strings.Contains(name, "/") {
-		s.writeError(c, Errorf(CodeNotFound, "no such file"))
+		s.writeError(c, kisa.Failf(kisa.NotFound, "no such file"))
 		return
 	}
 	c.Header("Cache-Control", "public, max-age=3600")

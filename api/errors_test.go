@@ -31,7 +31,7 @@ func TestFailureTable(t *testing.T) {
 		{"cache down", kisa.Fail(kisa.Unavailable, kisa.PartCache, cause), 503, "15",
 			`{"status":false,"error":"the result cache is unavailable; try again shortly"}`},
 		{"queue down", kisa.Fail(kisa.Unavailable, kisa.PartQueue, cause), 503, "15",
-			`{"status":false,"error":"the job queue is unavailable; try again shortly"}`},
+			`{"status":false,"error":"the task queue is unavailable; try again shortly"}`},
 		{"browser down", kisa.Fail(kisa.Unavailable, kisa.PartBrowser, cause), 503, "15",
 			`{"status":false,"error":"the browser is unavailable; try again shortly"}`},
 		{"storage down", kisa.Fail(kisa.Unavailable, kisa.PartStorage, cause), 503, "15",
@@ -44,7 +44,7 @@ func TestFailureTable(t *testing.T) {
 			`{"status":false,"error":"the browser did not finish in time; try again shortly"}`},
 		{"internal", kisa.Fail(kisa.Internal, "", cause), 500, "", ""},
 		{"plain error", cause, 500, "", ""},
-		{"API error as it is", Errorf(CodeNotFound, "no such thing"), 404, "",
+		{"API error as it is", kisa.Failf(kisa.NotFound, "no such thing"), 404, "",
 			`{"status":false,"error":"no such thing"}`},
 	}
 	for _, tt := range tests {

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
@@ -40,22 +41,22 @@ func FuzzOverviewRequest(f *testing.F) {
 		case err == nil:
 			checkEnvelope(t, res, http.StatusServiceUnavailable)
 		default:
-			checkEnvelope(t, res, codeStatus[err.(*Error).Code])
+			checkEnvelope(t, res, kindAnswers[err.(*kisa.Error).Failure].status)
 		}
 	})
 }
 
-// checkParsed fails unless err is a 400 or 422 *Error, or req keeps
+// checkParsed fails unless err is a 400 or 422 *kisa.Error, or req keeps
 // every rule of the request.
 func checkParsed(tb testing.TB, req overview.Request, err error) {
 	tb.Helper()
-	var e *Error
+	var e *kisa.Error
 	switch {
 	case err != nil && (!errors.As(err, &e) || error(e) != err):
-		tb.Fatalf("parse error %v (%T) is not an *Error", err, err)
-	case err != nil && e.Code != CodeBadRequest && e.Code != CodeValidation:
-		tb.Fatalf("parse error code %q, want bad_request or validation", e.Code)
-	case err != nil && e.Code == CodeValidation && len(e.Fields) == 0:
+		tb.Fatalf("parse error %v (%T) is not a *kisa.Error", err, err)
+	case err != nil && e.Failure != kisa.BadRequest && e.Failure != kisa.Invalid:
+		tb.Fatalf("parse error failure %q, want bad_request or invalid", e.Failure)
+	case err != nil && e.Failure == kisa.Invalid && len(e.Fields) == 0:
 		tb.Fatalf("422 without field paths: %v", e)
 	case err != nil:
 		return

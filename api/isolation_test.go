@@ -61,7 +61,7 @@ func objectNames(s seeded) []string {
 func TestTenantIsolation(t *testing.T) {
 	ts := newTestServer(t, 0, func(o *Options) {
 		// Queued jobs need neither Redis nor the bucket to be read.
-		o.Jobs = overview.NewJobs(overview.JobsOptions{DB: o.DB, Describe: FailureMessage})
+		o.Jobs = overview.NewJobs(overview.JobsOptions{DB: o.DB})
 	})
 	a, b := seed(t, ts, "A"), seed(t, ts, "B")
 	call := func(t *testing.T, e scoped, key, id string) response {

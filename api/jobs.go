@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -66,13 +65,13 @@ func (s *Server) getJob(c *gin.Context) {
 	if !ok {
 		return
 	}
-	id, ok := s.pathID(c, "job")
+	id, ok := s.pathID(c, kisa.PartJob)
 	if !ok {
 		return
 	}
 	job, err := js.Get(c.Request.Context(), mustPrincipal(c).AccountID, id)
 	if err != nil {
-		s.writeError(c, notFoundAs(err, "job"))
+		s.writeError(c, err)
 		return
 	}
 	writeData(c, job)
@@ -91,10 +90,6 @@ func (s *Server) listJobs(c *gin.Context) {
 		return
 	}
 	page, err := js.List(c.Request.Context(), mustPrincipal(c).AccountID, q)
-	if errors.Is(err, overview.ErrBadCursor) {
-		err = &Error{Code: CodeValidation, Message: "validation failed",
-			Fields: map[string]string{"cursor": "is not a cursor of this list; use nextCursor as given"}}
-	}
 	if err != nil {
 		s.writeError(c, err)
 		return
@@ -139,8 +134,8 @@ func (s *Server) submitBatch(c *gin.Context) {
 		return
 	}
 	if limit := s.aiLimit(c); limit > 0 && len(b.Requests) > limit {
-		s.writeError(c, &Error{Code: CodeValidation, Message: "validation failed", Fields: map[string]string{
-			"requests": fmt.Sprintf("must hold at most %d requests: a batch spends one AI request per item, and this API key may make %d a minute", limit, limit)}})
+		s.writeError(c, kisa.InvalidFields(map[string]string{
+			"requests": fmt.Sprintf("must hold at most %d requests: a batch spends one AI request per item, and this API key may make %d a minute", limit, limit)}))
 		return
 	}
 	js, ok := s.jobs(c)
@@ -167,13 +162,13 @@ func (s *Server) getBatch(c *gin.Context) {
 	if !ok {
 		return
 	}
-	id, ok := s.pathID(c, "batch")
+	id, ok := s.pathID(c, kisa.PartBatch)
 	if !ok {
 		return
 	}
 	b, err := js.GetBatch(c.Request.Context(), mustPrincipal(c).AccountID, id)
 	if err != nil {
-		s.writeError(c, notFoundAs(err, "batch"))
+		s.writeError(c, err)
 		return
 	}
 	writeData(c, b)

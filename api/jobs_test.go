@@ -41,7 +41,7 @@ func newJobsServer(t *testing.T, guard webhook.Guard, tweaks ...func(*Options)) 
 		svc := overview.New(overview.Options{Results: testenv.Results(t, rdb, testResultsPrefix),
 			Client: asynq.NewClientFromRedisClient(rdb), Inspector: js.queue, Screenshots: shots,
 			Timing: overview.Timing{Wait: time.Minute, Visit: time.Minute, MaxRetry: 1}})
-		js.jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Describe: FailureMessage, Retention: time.Hour})
+		js.jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Retention: time.Hour})
 		o.Overviews, o.Jobs, o.Webhooks = svc, js.jobs, guard
 		for _, tweak := range tweaks {
 			tweak(o)

@@ -14,6 +14,8 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // Limits are the per-key request limits (spec sections 7 and 8). They are
@@ -166,7 +168,7 @@ func (s *Server) limitRate(c *gin.Context) {
 	if res.Allowed == 0 {
 		l.metrics.limiter.WithLabelValues(budget, "limited").Inc()
 		wait := ceilSeconds(res.RetryAfter)
-		s.writeError(c, &Error{Code: CodeRateLimited, RetryAfter: wait, Message: fmt.Sprintf(
+		s.writeError(c, &kisa.Error{Failure: kisa.Limited, RetryAfter: time.Duration(wait) * time.Second, Message: fmt.Sprintf(
 			"rate limit exceeded: this API key may make %d %s a minute; retry in %d %s",
 			limit, map[string]string{budgetAI: "AI requests", budgetOther: "requests of this kind"}[budget],
 			wait, plural(wait, "second", "seconds"))})
@@ -220,7 +222,7 @@ func (s *Server) holdSlot(c *gin.Context) (release func(), ok bool) {
 		return func() {}, true
 	case got == 0:
 		l.metrics.limiter.WithLabelValues(budgetConcurrent, "limited").Inc()
-		s.writeError(c, &Error{Code: CodeRateLimited, RetryAfter: concurrentRetry, Message: fmt.Sprintf(
+		s.writeError(c, &kisa.Error{Failure: kisa.Limited, RetryAfter: concurrentRetry * time.Second, Message: fmt.Sprintf(
 			"too many AI overview requests of this API key are waiting at once (at most %d); retry in %d seconds",
 			l.cfg.Concurrent, concurrentRetry)})
 		return nil, false
@@ -268,7 +270,7 @@ func (s *Server) spendAI(c *gin.Context, n int) bool {
 	}
 	l.metrics.limiter.WithLabelValues(budgetAI, "limited").Inc()
 	wait := ceilSeconds(res.RetryAfter)
-	s.writeError(c, &Error{Code: CodeRateLimited, RetryAfter: wait, Message: fmt.Sprintf(
+	s.writeError(c, &kisa.Error{Failure: kisa.Limited, RetryAfter: time.Duration(wait) * time.Second, Message: fmt.Sprintf(
 		"rate limit exceeded: this API key may make %d AI requests a minute and this batch needs %d; retry in %d %s",
 		limit, n+1, wait, plural(wait, "second", "seconds"))})
 	return false

@@ -405,7 +405,7 @@ func withOverviews(tb testing.TB, rdb *redis.Client, wait time.Duration) func(*O
 		})
 		o.Webhooks = webhook.Guard{AllowPrivate: true}
 		o.Overviews = svc
-		o.Jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Secrets: o.Secrets, Describe: FailureMessage,
+		o.Jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Secrets: o.Secrets,
 			HTTP: o.Webhooks.Client(), Retention: time.Hour, Now: o.Now, Logger: o.Logger})
 		o.Monitors = newMonitorService(o, rdb, shots)
 	}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/language"
+
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
-	"golang.org/x/text/language"
 )
 
 // Limits and defaults of the AI overview request (spec 4.5 and 8).
@@ -98,7 +100,7 @@ func parseOverviewBody(body []byte, served exits.Set, checkURL func(string) erro
 
 // err is the 422 of every problem found.
 func (v validation) err() error {
-	return &Error{Code: CodeValidation, Message: "validation failed", Fields: v}
+	return kisa.InvalidFields(v)
 }
 
 // parseRequestObject reads the fields of one overview request from top;

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
 )
@@ -23,8 +25,8 @@ func with(f func(r *overview.Request)) overview.Request {
 }
 
 // invalid is the 422 carrying fields.
-func invalid(fields map[string]string) *Error {
-	return &Error{Code: CodeValidation, Message: "validation failed", Fields: fields}
+func invalid(fields map[string]string) *kisa.Error {
+	return kisa.InvalidFields(fields)
 }
 
 const (
@@ -35,12 +37,12 @@ const (
 )
 
 func TestParseOverviewRequest(t *testing.T) {
-	notObject := Errorf(CodeBadRequest, "request body must be a JSON object")
+	notObject := kisa.Failf(kisa.BadRequest, "request body must be a JSON object")
 	tests := []struct {
 		name    string
 		body    string
 		want    overview.Request
-		wantErr *Error
+		wantErr *kisa.Error
 	}{
 		// Defaults and accepted values.
 		{name: "defaults", body: `{"query":"coffee"}`, want: defaults()},
@@ -135,13 +137,13 @@ func TestParseOverviewRequest(t *testing.T) {
 			wantErr: invalid(map[string]string{"query": "is required", "screenshots": "must be a boolean"})},
 
 		// Not a JSON object: 400.
-		{name: "not JSON", body: `query=coffee`, wantErr: Errorf(CodeBadRequest, "request body is not valid JSON (at byte 0)")},
-		{name: "truncated JSON", body: `{"query":"coffee"`, wantErr: Errorf(CodeBadRequest, "request body ends inside its JSON value (at byte 17)")},
+		{name: "not JSON", body: `query=coffee`, wantErr: kisa.Failf(kisa.BadRequest, "request body is not valid JSON (at byte 0)")},
+		{name: "truncated JSON", body: `{"query":"coffee"`, wantErr: kisa.Failf(kisa.BadRequest, "request body ends inside its JSON value (at byte 17)")},
 		{name: "JSON array", body: `[{"query":"coffee"}]`, wantErr: notObject},
 		{name: "JSON string", body: `"coffee"`, wantErr: notObject},
 		{name: "JSON null", body: `null`, wantErr: notObject},
 		{name: "empty", body: ``, wantErr: notObject},
-		{name: "two objects", body: `{"query":"a"}{"query":"b"}`, wantErr: Errorf(CodeBadRequest, "request body has data after its JSON value (at byte 13)")},
+		{name: "two objects", body: `{"query":"a"}{"query":"b"}`, wantErr: kisa.Failf(kisa.BadRequest, "request body has data after its JSON value (at byte 13)")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -59,7 +59,7 @@ func TestOverviewUnavailable(t *testing.T) {
 		{name: "redis down, cache on", rdb: down, body: `{"query":"q"}`,
 			wantError: "the result cache is unavailable; try again shortly"},
 		{name: "redis down, cache off", rdb: down, body: `{"query":"q","cache":{"enabled":false}}`,
-			wantError: "the job queue is unavailable; try again shortly"},
+			wantError: "the task queue is unavailable; try again shortly"},
 		{name: "no worker finishes in time", rdb: testenv.Redis(t), body: `{"query":"q"}`,
 			wantError: "the browser did not finish in time; try again shortly"},
 	}
@@ -76,7 +76,7 @@ func TestOverviewUnavailable(t *testing.T) {
 }
 
 // TestOverviewClientGone: a client that leaves while its overview waits
-// for a browser is recorded as 499, not as "the job queue is unavailable"
+// for a browser is recorded as 499, not as "the task queue is unavailable"
 // (503), and its job stays queued for the next request to find.
 func TestOverviewClientGone(t *testing.T) {
 	rdb := testenv.Redis(t)

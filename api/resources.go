@@ -2,12 +2,12 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/storage"
 )
 
@@ -85,45 +85,39 @@ func (s *Server) listIntegrations(c *gin.Context) {
 }
 
 func (s *Server) getIntegration(c *gin.Context) {
-	id, ok := s.pathID(c, "integration")
+	id, ok := s.pathID(c, kisa.PartIntegration)
 	if !ok {
 		return
 	}
 	in, err := s.opts.DB.Integration(c.Request.Context(), mustPrincipal(c).AccountID, id)
 	if err != nil {
-		s.writeError(c, notFoundAs(err, "integration"))
+		s.writeError(c, err)
 		return
 	}
 	writeData(c, toIntegration(in))
 }
 
 func (s *Server) getSecret(c *gin.Context) {
-	id, ok := s.pathID(c, "secret")
+	id, ok := s.pathID(c, kisa.PartSecret)
 	if !ok {
 		return
 	}
 	sec, err := s.opts.Secrets.Get(c.Request.Context(), mustPrincipal(c).AccountID, id)
 	if err != nil {
-		s.writeError(c, notFoundAs(err, "secret"))
+		s.writeError(c, err)
 		return
 	}
 	writeData(c, secretJSON{sec.ID.String(), sec.Name, MaskedValue, stamp(sec.CreatedAt), stamp(sec.UpdatedAt)})
 }
 
 // pathID reads the :id parameter. An id that is not a UUID gets the same
-// 404 as one that does not exist, so nothing tells the two apart.
-func (s *Server) pathID(c *gin.Context, what string) (uuid.UUID, bool) {
+// 404 as one that does not exist (the NotFound failure of what), so
+// nothing tells the two apart.
+func (s *Server) pathID(c *gin.Context, what kisa.Part) (uuid.UUID, bool) {
 	id, err := uuid.Parse(c.Param("id"))
 	if err != nil {
-		s.writeError(c, Errorf(CodeNotFound, "%s not found", what))
+		s.writeError(c, kisa.Fail(kisa.NotFound, what, nil))
 		return uuid.Nil, false
 	}
 	return id, true
-}
-
-func notFoundAs(err error, what string) error {
-	if errors.Is(err, storage.ErrNotFound) {
-		return Errorf(CodeNotFound, "%s not found", what)
-	}
-	return err
 }

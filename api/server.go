@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/monitor"
@@ -115,8 +116,8 @@ func (s *Server) routes() *gin.Engine {
 	r.RedirectTrailingSlash = false
 	r.ContextWithFallback = true
 	r.Use(s.requestIDs, s.logRequests, s.recoverPanics, limitBody)
-	r.NoRoute(func(c *gin.Context) { s.writeError(c, Errorf(CodeNotFound, "no such endpoint")) })
-	r.NoMethod(func(c *gin.Context) { s.writeError(c, Errorf(CodeMethodNotAllowed, "method not allowed")) })
+	r.NoRoute(func(c *gin.Context) { s.writeError(c, kisa.Failf(kisa.NotFound, "no such endpoint")) })
+	r.NoMethod(func(c *gin.Context) { s.writeError(c, kisa.Failf(kisa.MethodNotAllowed, "method not allowed")) })
 	r.GET("/livez", gin.WrapH(ops.Live()))
 	ready := gin.WrapH(ops.Ready(s.opts.HealthChecks, s.log))
 	r.GET("/readyz", ready)
@@ -271,12 +272,12 @@ func limitBody(c *gin.Context) {
 	c.Next()
 }
 
-// readError is the error for a request body that could not be read: 413
-// past MaxBodyBytes, 400 otherwise.
-func readError(err error) *Error {
+// readError is the failure of a request body that could not be read:
+// TooLarge past MaxBodyBytes, BadRequest otherwise.
+func readError(err error) *kisa.Error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return Errorf(CodeTooLarge, "request body is larger than %d bytes", MaxBodyBytes)
+		return kisa.Failf(kisa.TooLarge, "request body is larger than %d bytes", MaxBodyBytes)
 	}
-	return Errorf(CodeBadRequest, "could not read the request body")
+	return kisa.Failf(kisa.BadRequest, "could not read the request body")
 }

@@ -61,7 +61,7 @@ func (s *scripted) received() []string {
 
 const (
 	okBody          = `{"status":true,"data":{"isCached":true,"cacheExpiresIn":90,"results":{"hasOverview":true,"text":"t","paragraphs":[],"citations":[],"sources":[]}}}`
-	unavailableBody = `{"status":false,"error":"the job queue is unavailable; try again shortly"}`
+	unavailableBody = `{"status":false,"error":"the task queue is unavailable; try again shortly"}`
 	limitedBody     = `{"status":false,"error":"rate limit exceeded"}`
 )
 
@@ -80,7 +80,7 @@ func TestRetries(t *testing.T) {
 			wantErr: &client.Error{Status: 429, Message: "rate limit exceeded", RequestID: "req-d"}},
 		{name: "Retry-After beyond the longest wait is returned at once", wantCalls: 1,
 			answers: []answerSpec{{503, "3600", unavailableBody}},
-			wantErr: &client.Error{Status: 503, Message: "the job queue is unavailable; try again shortly", RequestID: "req-a", RetryAfter: time.Hour}},
+			wantErr: &client.Error{Status: 503, Message: "the task queue is unavailable; try again shortly", RequestID: "req-a", RetryAfter: time.Hour}},
 		{name: "500 is not retried", wantCalls: 1,
 			answers: []answerSpec{{500, "", `{"status":false,"error":"internal error, incident calm-otter-4821"}`}},
 			wantErr: &client.Error{Status: 500, Message: "internal error, incident calm-otter-4821", RequestID: "req-a"}},

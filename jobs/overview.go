@@ -70,8 +70,8 @@ func ParseOverviewPayload(t *asynq.Task) (OverviewPayload, error) {
 // requests waiting on it. Exactly one of Result and Failure is set.
 type Outcome struct {
 	Result *kisa.Result `json:"result,omitempty"`
-	// Failure says why the task failed, Part what failed; the API tells
-	// the client the matching message (api/errors.go).
+	// Failure says why the task failed, Part what failed; the waiting
+	// requests and jobs tell their message (kisa.Describe).
 	Failure kisa.Failure `json:"failure,omitempty"`
 	Part    kisa.Part    `json:"part,omitempty"`
 	// Evidence is where the worker stored the evidence of a page it did

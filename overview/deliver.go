@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/webhook"
@@ -28,7 +29,7 @@ type webhookBody struct {
 // retry otherwise.
 func (j *Jobs) Deliver(ctx context.Context, p jobs.WebhookPayload) error {
 	account, url, body, err := j.webhookBody(ctx, p)
-	if errors.Is(err, storage.ErrNotFound) || (err == nil && url == "") {
+	if errors.Is(err, kisa.NotFound) || (err == nil && url == "") {
 		return nil
 	}
 	if err != nil {

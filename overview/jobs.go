@@ -3,7 +3,6 @@ package overview
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -23,11 +22,6 @@ import (
 // before the object goes. Past it, the job says screenshotsExpired.
 const ScreenshotLife = storage.ScreenshotExpiryDays*24*time.Hour - URLTTL
 
-// Describer tells the message and retryability of a failure, from the
-// API's one table (api.FailureMessage), so that a failed job says exactly
-// what the synchronous call would have said.
-type Describer func(f kisa.Failure, part kisa.Part) (message string, retryable bool)
-
 // Jobs is the async use case: jobs stored in PostgreSQL for an account,
 // run by the same coalesced browser task as synchronous requests, ended
 // by the worker, announced by signed webhooks and removed after their
@@ -36,7 +30,6 @@ type Jobs struct {
 	svc       *Service
 	db        *storage.DB
 	secrets   *storage.Secrets
-	describe  Describer
 	http      *http.Client
 	retention time.Duration
 	now       func() time.Time
@@ -50,7 +43,6 @@ type JobsOptions struct {
 	Service   *Service
 	DB        *storage.DB
 	Secrets   *storage.Secrets
-	Describe  Describer
 	HTTP      *http.Client
 	Retention time.Duration // KISA_JOB_RETENTION
 	Now       func() time.Time
@@ -65,7 +57,7 @@ func NewJobs(o JobsOptions) *Jobs {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Jobs{svc: o.Service, db: o.DB, secrets: o.Secrets, describe: o.Describe, http: o.HTTP,
+	return &Jobs{svc: o.Service, db: o.DB, secrets: o.Secrets, http: o.HTTP,
 		retention: o.Retention, now: o.Now, log: o.Logger}
 }
 
@@ -270,15 +262,12 @@ func (j *Jobs) enqueueWebhook(ctx context.Context, p jobs.WebhookPayload) {
 }
 
 // Get returns one of the account's jobs with its result, screenshot URLs
-// presigned afresh. A job of another account is storage.ErrNotFound, as
-// is one that does not exist.
+// presigned afresh. A job of another account is a kisa.NotFound failure,
+// as is one that does not exist.
 func (j *Jobs) Get(ctx context.Context, account, id uuid.UUID) (Job, error) {
 	r, err := j.db.Job(ctx, account, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Job{}, err
-	}
 	if err != nil {
-		return Job{}, kisa.Fail(kisa.Unavailable, kisa.PartDatabase, err)
+		return Job{}, dbFailure(err)
 	}
 	return j.view(ctx, r)
 }
@@ -292,7 +281,7 @@ type ListQuery struct {
 }
 
 // List returns a page of the account's jobs, newest first. A cursor it
-// did not make is ErrBadCursor.
+// did not make is a kisa.Invalid failure of the field cursor.
 func (j *Jobs) List(ctx context.Context, account uuid.UUID, q ListQuery) (JobPage, error) {
 	var after *storage.JobCursor
 	if q.Cursor != "" {
@@ -322,14 +311,12 @@ func (j *Jobs) List(ctx context.Context, account uuid.UUID, q ListQuery) (JobPag
 	return page, nil
 }
 
-// GetBatch returns one of the account's batches, or storage.ErrNotFound.
+// GetBatch returns one of the account's batches, or a kisa.NotFound
+// failure.
 func (j *Jobs) GetBatch(ctx context.Context, account, id uuid.UUID) (Batch, error) {
 	b, rows, err := j.db.Batch(ctx, account, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Batch{}, err
-	}
 	if err != nil {
-		return Batch{}, kisa.Fail(kisa.Unavailable, kisa.PartDatabase, err)
+		return Batch{}, dbFailure(err)
 	}
 	return batchViewOrFail(b, rows)
 }
@@ -366,8 +353,8 @@ func (j *Jobs) view(ctx context.Context, r storage.Job) (Job, error) {
 		if r.FailedPart != nil {
 			part = kisa.Part(*r.FailedPart)
 		}
-		msg, retry := j.describe(f, part)
-		v.Error, v.Retryable = msg, &retry
+		retry := f.Retryable()
+		v.Error, v.Retryable = kisa.Describe(f, part), &retry
 	}
 	return v, nil
 }
@@ -422,6 +409,16 @@ func (j *Jobs) Maintain(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// dbFailure is err of a database read as a failure: the one it carries
+// (kisa.NotFound, or kisa.Unavailable when PostgreSQL did not answer),
+// else kisa.Unavailable of the database.
+func dbFailure(err error) error {
+	if f, _ := kisa.FailureOf(err); f != kisa.Internal {
+		return err
+	}
+	return kisa.Fail(kisa.Unavailable, kisa.PartDatabase, err)
 }
 
 func optional(s string) *string {

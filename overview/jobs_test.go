@@ -32,8 +32,8 @@ func TestCursor(t *testing.T) {
 		"LTEuMDE5MGMzYTQtNWI2ZC03ZThmLTlhMGItMWMyZDNlNGY1YTZi", // negative time
 		"MTIzLm5vdC1hLXV1aWQ", // "123.not-a-uuid"
 		c + "="} {
-		if _, err := decodeCursor(bad); !errors.Is(err, ErrBadCursor) {
-			t.Errorf("decodeCursor(%q) = %v, want ErrBadCursor", bad, err)
+		if _, err := decodeCursor(bad); !errors.Is(err, kisa.Invalid) {
+			t.Errorf("decodeCursor(%q) = %v, want Invalid", bad, err)
 		}
 	}
 }
@@ -45,8 +45,7 @@ func jobsUnderTest(t *testing.T, now *time.Time) (*Jobs, *storage.DB, *asynq.Ins
 	rdb := testenv.Redis(t)
 	svc := New(Options{Results: testenv.Results(t, rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), Timing: Timing{Wait: time.Minute, Visit: 30 * time.Second, MaxRetry: 1}})
-	js := NewJobs(JobsOptions{Service: svc, DB: db, Retention: 168 * time.Hour, Now: func() time.Time { return *now },
-		Describe: func(kisa.Failure, kisa.Part) (string, bool) { return "failed", false }})
+	js := NewJobs(JobsOptions{Service: svc, DB: db, Retention: 168 * time.Hour, Now: func() time.Time { return *now }})
 	return js, db, asynq.NewInspectorFromRedisClient(rdb)
 }
 
@@ -78,8 +77,8 @@ func TestMaintainRemovesExpiredJobs(t *testing.T) {
 	if err := js.Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := js.Get(ctx, acc.ID, old.ID); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("expired job: Get = %v, want ErrNotFound", err)
+	if _, err := js.Get(ctx, acc.ID, old.ID); !errors.Is(err, kisa.NotFound) {
+		t.Errorf("expired job: Get = %v, want NotFound", err)
 	}
 	if _, err := js.Get(ctx, acc.ID, fresh.ID); err != nil {
 		t.Errorf("job within retention: Get = %v", err)

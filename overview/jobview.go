@@ -3,13 +3,13 @@ package overview
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/storage"
 )
 
@@ -163,8 +163,8 @@ func batchView(b storage.Batch, rows []storage.Job) (Batch, error) {
 	return out, nil
 }
 
-// ErrBadCursor is returned for a list cursor this service did not make.
-var ErrBadCursor = errors.New("not a cursor of this list")
+// errBadCursor is the failure of a list cursor this service did not make.
+var errBadCursor = kisa.InvalidFields(map[string]string{"cursor": "is not a cursor of this list; use nextCursor as given"})
 
 // encodeCursor makes the opaque cursor that continues a list after j.
 func encodeCursor(j storage.Job) string {
@@ -172,20 +172,20 @@ func encodeCursor(j storage.Job) string {
 		[]byte(strconv.FormatInt(j.CreatedAt.UnixMicro(), 10) + "." + j.ID.String()))
 }
 
-// decodeCursor reads a cursor made by encodeCursor; ErrBadCursor otherwise.
+// decodeCursor reads a cursor made by encodeCursor; errBadCursor otherwise.
 func decodeCursor(s string) (storage.JobCursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return storage.JobCursor{}, ErrBadCursor
+		return storage.JobCursor{}, errBadCursor
 	}
 	micros, id, ok := strings.Cut(string(b), ".")
 	us, err := strconv.ParseInt(micros, 10, 64)
 	if !ok || err != nil || us < 0 {
-		return storage.JobCursor{}, ErrBadCursor
+		return storage.JobCursor{}, errBadCursor
 	}
 	uid, err := uuid.Parse(id)
 	if err != nil || uid.String() != id {
-		return storage.JobCursor{}, ErrBadCursor
+		return storage.JobCursor{}, errBadCursor
 	}
 	return storage.JobCursor{CreatedAt: time.UnixMicro(us).UTC(), ID: uid}, nil
 }

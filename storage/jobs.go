@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // Job statuses, in the order a job goes through them.
@@ -119,11 +121,11 @@ func nullJSON(b json.RawMessage) any {
 	return string(b)
 }
 
-// Job returns one of the account's jobs, or ErrNotFound.
+// Job returns one of the account's jobs, or a kisa.NotFound failure.
 func (s *DB) Job(ctx context.Context, account, id uuid.UUID) (Job, error) {
 	var j Job
 	err := s.db.GetContext(ctx, &j, `SELECT `+jobColumns+` FROM overview_jobs WHERE id = $1 AND account_id = $2`, id, account)
-	return j, notFound(err, "get job")
+	return j, notFound(err, kisa.PartJob, "get job")
 }
 
 // JobCursor is the position after which a list of jobs goes on: the
@@ -204,11 +206,11 @@ func (s *DB) EndBatches(ctx context.Context, ids []uuid.UUID) ([]Batch, error) {
 }
 
 // Batch returns one of the account's batches and its jobs (oldest
-// first), or ErrNotFound.
+// first), or a kisa.NotFound failure.
 func (s *DB) Batch(ctx context.Context, account, id uuid.UUID) (Batch, []Job, error) {
 	var b Batch
 	err := s.db.GetContext(ctx, &b, `SELECT `+batchColumns+` FROM overview_batches WHERE id = $1 AND account_id = $2`, id, account)
-	if err := notFound(err, "get batch"); err != nil {
+	if err := notFound(err, kisa.PartBatch, "get batch"); err != nil {
 		return b, nil, err
 	}
 	jobs := []Job{}
@@ -242,19 +244,19 @@ func (s *DB) recordDelivery(ctx context.Context, table string, id uuid.UUID, sta
 }
 
 // JobByID returns a job whatever its account, for the service's own use
-// (webhook delivery), or ErrNotFound.
+// (webhook delivery), or a kisa.NotFound failure.
 func (s *DB) JobByID(ctx context.Context, id uuid.UUID) (Job, error) {
 	var j Job
 	err := s.db.GetContext(ctx, &j, `SELECT `+jobColumns+` FROM overview_jobs WHERE id = $1`, id)
-	return j, notFound(err, "get job")
+	return j, notFound(err, kisa.PartJob, "get job")
 }
 
 // BatchByID returns a batch and its jobs whatever its account, for the
-// service's own use, or ErrNotFound.
+// service's own use, or a kisa.NotFound failure.
 func (s *DB) BatchByID(ctx context.Context, id uuid.UUID) (Batch, []Job, error) {
 	var account uuid.UUID
 	err := s.db.GetContext(ctx, &account, `SELECT account_id FROM overview_batches WHERE id = $1`, id)
-	if err := notFound(err, "get batch"); err != nil {
+	if err := notFound(err, kisa.PartBatch, "get batch"); err != nil {
 		return Batch{}, nil, err
 	}
 	return s.Batch(ctx, account, id)

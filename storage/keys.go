@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // APIKey is a stored key with what authentication needs of its account.
@@ -43,7 +45,7 @@ func (s *DB) CreateAPIKey(ctx context.Context, account uuid.UUID, lookup string,
 }
 
 // APIKeyByLookup returns the key with that public part, revoked or not,
-// or ErrNotFound.
+// or a kisa.NotFound failure.
 func (s *DB) APIKeyByLookup(ctx context.Context, lookup string) (APIKey, error) {
 	var k APIKey
 	err := s.db.GetContext(ctx, &k, `
@@ -51,15 +53,16 @@ func (s *DB) APIKeyByLookup(ctx context.Context, lookup string) (APIKey, error) 
 		       k.revoked_at, a.two_factor_enabled, a.limit_ai, a.limit_other
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.lookup = $1`, lookup)
-	return k, notFound(err, "api key by lookup")
+	return k, notFound(err, kisa.PartAPIKey, "api key by lookup")
 }
 
-// RevokeAPIKey marks a key revoked; ErrNotFound when there is no such key.
+// RevokeAPIKey marks a key revoked; a kisa.NotFound failure when there is no
+// such key.
 // Revoking twice keeps the first time.
 func (s *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID) error {
 	res, err := s.db.ExecContext(ctx, `
 		UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1`, id)
-	return affected(res, err, "revoke api key")
+	return affected(res, err, kisa.PartAPIKey, "revoke api key")
 }
 
 // TouchAPIKey records that the key was used at t.

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // AccountLimits are an account's overrides of the per-key request budgets
@@ -21,7 +23,7 @@ type LimitChange struct {
 }
 
 // SetAccountLimits changes an account's budget overrides and returns them
-// as stored; ErrNotFound when there is no such account.
+// as stored; a kisa.NotFound failure when there is no such account.
 func (s *DB) SetAccountLimits(ctx context.Context, account uuid.UUID, ai, other LimitChange) (AccountLimits, error) {
 	var l AccountLimits
 	err := s.db.GetContext(ctx, &l, `
@@ -32,5 +34,5 @@ func (s *DB) SetAccountLimits(ctx context.Context, account uuid.UUID, ai, other 
 		WHERE id = $1
 		RETURNING limit_ai, limit_other`,
 		account, ai.Set, ai.Value, other.Set, other.Value)
-	return l, notFound(err, "set account limits")
+	return l, notFound(err, kisa.PartAccount, "set account limits")
 }

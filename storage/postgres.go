@@ -25,10 +25,6 @@ import (
 	"github.com/kisa-dev/kisa"
 )
 
-// ErrNotFound is returned when a row does not exist or belongs to another
-// account; callers cannot tell the two apart, by design.
-var ErrNotFound = errors.New("not found")
-
 // DB is the PostgreSQL store.
 type DB struct {
 	db *sqlx.DB
@@ -93,22 +89,23 @@ func (s *DB) CreateAccount(ctx context.Context, name string, twoFactor bool) (Ac
 	return a, nil
 }
 
-// AccountByName returns the oldest account with that name, or ErrNotFound.
+// AccountByName returns the oldest account with that name, or a
+// kisa.NotFound failure.
 func (s *DB) AccountByName(ctx context.Context, name string) (Account, error) {
 	var a Account
 	err := s.db.GetContext(ctx, &a, `
 		SELECT id, name, two_factor_enabled, created_at, updated_at
 		FROM accounts WHERE name = $1 ORDER BY created_at, id LIMIT 1`, name)
-	return a, notFound(err, "account by name")
+	return a, notFound(err, kisa.PartAccount, "account by name")
 }
 
-// SetTwoFactor records whether the account has 2FA enabled; ErrNotFound
-// when there is no such account.
+// SetTwoFactor records whether the account has 2FA enabled; a
+// kisa.NotFound failure when there is no such account.
 func (s *DB) SetTwoFactor(ctx context.Context, account uuid.UUID, enabled bool) error {
 	res, err := s.db.ExecContext(ctx, `
 		UPDATE accounts SET two_factor_enabled = $2, updated_at = now() WHERE id = $1`,
 		account, enabled)
-	return affected(res, err, "set 2fa")
+	return affected(res, err, kisa.PartAccount, "set 2fa")
 }
 
 // Cluster is one knowledge-base cluster (spec 2.1).
@@ -177,27 +174,34 @@ func (s *DB) ListIntegrations(ctx context.Context, account uuid.UUID) ([]Integra
 	return out, nil
 }
 
-// Integration returns one of the account's integrations, or ErrNotFound.
+// Integration returns one of the account's integrations, or a
+// kisa.NotFound failure.
 func (s *DB) Integration(ctx context.Context, account, id uuid.UUID) (Integration, error) {
 	var in Integration
 	err := s.db.GetContext(ctx, &in, `
 		SELECT id, provider, metadata, created_at
 		FROM integrations WHERE id = $1 AND account_id = $2`, id, account)
-	return in, notFound(err, "get integration")
+	return in, notFound(err, kisa.PartIntegration, "get integration")
 }
 
-func notFound(err error, what string) error {
+// notFound is err of the operation what: nil, the kisa.NotFound failure
+// of thing when there is no row, else a database error (dbError). A row
+// of another account is not found either: callers cannot tell the two
+// apart, by design.
+func notFound(err error, thing kisa.Part, what string) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, sql.ErrNoRows):
-		return ErrNotFound
+		return kisa.Fail(kisa.NotFound, thing, nil)
 	default:
 		return dbError(what, err)
 	}
 }
 
-func affected(res sql.Result, err error, what string) error {
+// affected is the error of the change what made to thing: nil when it
+// changed a row, the kisa.NotFound failure of thing when none.
+func affected(res sql.Result, err error, thing kisa.Part, what string) error {
 	if err != nil {
 		return dbError(what, err)
 	}
@@ -206,7 +210,7 @@ func affected(res sql.Result, err error, what string) error {
 		return dbError(what, err)
 	}
 	if n == 0 {
-		return ErrNotFound
+		return kisa.Fail(kisa.NotFound, thing, nil)
 	}
 	return nil
 }

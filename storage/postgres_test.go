@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -57,8 +58,8 @@ func TestAccounts(t *testing.T) {
 	if err != nil || got.ID != first.ID {
 		t.Errorf("AccountByName = %v, %v; want the oldest, %v", got.ID, err, first.ID)
 	}
-	if _, err := db.AccountByName(ctx, "storage-test-none-"+testenv.RandomHex(6)); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("AccountByName(unknown) error = %v, want ErrNotFound", err)
+	if _, err := db.AccountByName(ctx, "storage-test-none-"+testenv.RandomHex(6)); !errors.Is(err, kisa.NotFound) {
+		t.Errorf("AccountByName(unknown) error = %v, want NotFound", err)
 	}
 	if _, err := db.CreateAccount(ctx, "", false); err == nil {
 		t.Errorf("CreateAccount with an empty name succeeded")
@@ -70,8 +71,8 @@ func TestAccounts(t *testing.T) {
 	if got, _ := db.AccountByName(ctx, name); !got.TwoFactorEnabled {
 		t.Errorf("SetTwoFactor(true) not stored")
 	}
-	if err := db.SetTwoFactor(ctx, uuid.New(), true); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("SetTwoFactor(unknown) error = %v, want ErrNotFound", err)
+	if err := db.SetTwoFactor(ctx, uuid.New(), true); !errors.Is(err, kisa.NotFound) {
+		t.Errorf("SetTwoFactor(unknown) error = %v, want NotFound", err)
 	}
 
 	tests := []struct {
@@ -172,9 +173,9 @@ func TestIntegrations(t *testing.T) {
 		want    error
 	}{
 		{name: "own", account: a.ID, id: looker},
-		{name: "another account's", account: a.ID, id: other, want: storage.ErrNotFound},
-		{name: "unknown", account: a.ID, id: uuid.New(), want: storage.ErrNotFound},
-		{name: "own, asked by another account", account: b.ID, id: looker, want: storage.ErrNotFound},
+		{name: "another account's", account: a.ID, id: other, want: kisa.NotFound},
+		{name: "unknown", account: a.ID, id: uuid.New(), want: kisa.NotFound},
+		{name: "own, asked by another account", account: b.ID, id: looker, want: kisa.NotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,8 +215,8 @@ func TestAPIKeys(t *testing.T) {
 	if _, err := db.CreateAPIKey(ctx, acc.ID, lookup, hash, nil); err == nil {
 		t.Errorf("a second key with the same lookup was stored")
 	}
-	if _, err := db.APIKeyByLookup(ctx, testenv.RandomHex(8)); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("APIKeyByLookup(unknown) error = %v, want ErrNotFound", err)
+	if _, err := db.APIKeyByLookup(ctx, testenv.RandomHex(8)); !errors.Is(err, kisa.NotFound) {
+		t.Errorf("APIKeyByLookup(unknown) error = %v, want NotFound", err)
 	}
 
 	// The account's 2FA shows through the key.
@@ -242,8 +243,8 @@ func TestAPIKeys(t *testing.T) {
 	if again.RevokedAt == nil || !again.RevokedAt.Equal(*revoked.RevokedAt) {
 		t.Errorf("second revoke moved RevokedAt from %v to %v", revoked.RevokedAt, again.RevokedAt)
 	}
-	if err := db.RevokeAPIKey(ctx, uuid.New()); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("RevokeAPIKey(unknown) error = %v, want ErrNotFound", err)
+	if err := db.RevokeAPIKey(ctx, uuid.New()); !errors.Is(err, kisa.NotFound) {
+		t.Errorf("RevokeAPIKey(unknown) error = %v, want NotFound", err)
 	}
 
 	// Touch records the last use.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -83,11 +84,11 @@ func TestSecrets(t *testing.T) {
 	}
 	for _, tt := range notFound {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := s.Get(ctx, tt.account, tt.id); !errors.Is(err, storage.ErrNotFound) {
-				t.Errorf("Get error = %v, want ErrNotFound", err)
+			if _, err := s.Get(ctx, tt.account, tt.id); !errors.Is(err, kisa.NotFound) {
+				t.Errorf("Get error = %v, want NotFound", err)
 			}
-			if v, err := s.Reveal(ctx, tt.account, tt.id); !errors.Is(err, storage.ErrNotFound) || v != "" {
-				t.Errorf("Reveal = %q, %v; want ErrNotFound", v, err)
+			if v, err := s.Reveal(ctx, tt.account, tt.id); !errors.Is(err, kisa.NotFound) || v != "" {
+				t.Errorf("Reveal = %q, %v; want NotFound", v, err)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/storage"
@@ -175,9 +176,19 @@ func (a *admin) mustAccount(ctx context.Context, id uuid.UUID) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("no account with id %s", id)
+		return noSuch(kisa.Fail(kisa.NotFound, kisa.PartAccount, nil), "account", id)
 	}
 	return nil
+}
+
+// noSuch is what a command says of err, the error of a change to the
+// thing what with id: "no <what> with id <id>" for a kisa.NotFound
+// failure, err itself otherwise.
+func noSuch(err error, what string, id uuid.UUID) error {
+	if errors.Is(err, kisa.NotFound) {
+		return fmt.Errorf("no %s with id %s", what, id)
+	}
+	return err
 }
 
 type idOut struct {
@@ -208,11 +219,10 @@ func defineSet2FA(fs *flag.FlagSet) (func() error, func(context.Context, *admin)
 			return nil
 		},
 		func(ctx context.Context, a *admin) (any, error) {
-			err := a.db.SetTwoFactor(ctx, account.id, *enabled == "true")
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil, fmt.Errorf("no account with id %s", account.id)
+			if err := a.db.SetTwoFactor(ctx, account.id, *enabled == "true"); err != nil {
+				return nil, noSuch(err, "account", account.id)
 			}
-			return map[string]any{"id": account.id.String(), "two_factor_enabled": *enabled == "true"}, err
+			return map[string]any{"id": account.id.String(), "two_factor_enabled": *enabled == "true"}, nil
 		}
 }
 
@@ -269,11 +279,10 @@ func defineKeyRevoke(fs *flag.FlagSet) (func() error, func(context.Context, *adm
 	fs.Var(&key, "id", "key id (required)")
 	return func() error { return required("id", key.set) },
 		func(ctx context.Context, a *admin) (any, error) {
-			err := a.db.RevokeAPIKey(ctx, key.id)
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil, fmt.Errorf("no key with id %s", key.id)
+			if err := a.db.RevokeAPIKey(ctx, key.id); err != nil {
+				return nil, noSuch(err, "key", key.id)
 			}
-			return map[string]any{"id": key.id.String(), "revoked": true}, err
+			return map[string]any{"id": key.id.String(), "revoked": true}, nil
 		}
 }
 

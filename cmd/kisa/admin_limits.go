@@ -56,9 +56,9 @@ func defineSetLimits(fs *flag.FlagSet) (func() error, func(context.Context, *adm
 		},
 		func(ctx context.Context, a *admin) (any, error) {
 			l, err := a.db.SetAccountLimits(ctx, account.id, ai.change, other.change)
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil, fmt.Errorf("no account with id %s", account.id)
+			if err != nil {
+				return nil, noSuch(err, "account", account.id)
 			}
-			return map[string]any{"id": account.id.String(), "limit_ai": l.AI, "limit_other": l.Other}, err
+			return map[string]any{"id": account.id.String(), "limit_ai": l.AI, "limit_other": l.Other}, nil
 		}
 }

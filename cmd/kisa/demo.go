@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
-	"github.com/kisa-dev/kisa/storage"
 )
 
 // demoAccount is the name `kisa admin demo` finds its account by.
@@ -20,7 +20,7 @@ const demoAccount = "Demo account"
 func defineDemo(fs *flag.FlagSet) (func() error, func(context.Context, *admin) (any, error)) {
 	return func() error { return nil }, func(ctx context.Context, a *admin) (any, error) {
 		acc, err := a.db.AccountByName(ctx, demoAccount)
-		if errors.Is(err, storage.ErrNotFound) {
+		if errors.Is(err, kisa.NotFound) {
 			acc, err = a.db.CreateAccount(ctx, demoAccount, true)
 			if err == nil {
 				err = a.seedDemo(ctx, acc.ID)

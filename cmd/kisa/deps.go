@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/kisa-dev/kisa/api"
 	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
@@ -166,7 +165,7 @@ func newOverviewService(cfg config.Config, rdb *redis.Client, results *storage.R
 // table, webhooks sent through the SSRF guard's client.
 func newJobs(cfg config.Config, svc *overview.Service, db *storage.DB, secrets *storage.Secrets, log *slog.Logger) *overview.Jobs {
 	return overview.NewJobs(overview.JobsOptions{
-		Service: svc, DB: db, Secrets: secrets, Describe: api.FailureMessage,
+		Service: svc, DB: db, Secrets: secrets,
 		HTTP:      webhook.Guard{AllowPrivate: cfg.WebhookAllowPrivate}.Client(),
 		Retention: cfg.JobRetention, Logger: log,
 	})
