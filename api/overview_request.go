@@ -56,14 +56,6 @@ const allowedTopLevel = "query, countryCode, languageCode, screenshots, rawHtml,
 // allowedItem lists the fields of one request of a batch.
 const allowedItem = "query, countryCode, languageCode, screenshots, rawHtml, fields, cache"
 
-// parseOverviewRequest decodes and validates a synchronous body. A body
-// that is not one strict JSON object (decodeJSONObject) is a 400; every
-// other problem is a 422 naming all fields.
-func parseOverviewRequest(body []byte, served exits.Set) (overview.Request, error) {
-	b, err := parseOverviewBody(body, served, nil)
-	return b.Request, err
-}
-
 // parseOverviewBody decodes and validates body, with `async` and
 // `webhook`; served are the countries this deployment serves; checkURL
 // (nil: no check) vets a webhook URL. Every problem is reported at once,

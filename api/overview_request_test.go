@@ -11,6 +11,14 @@ import (
 	"github.com/kisa-dev/kisa/overview"
 )
 
+// parseOverviewRequest is parseOverviewBody for a synchronous body. A body
+// that is not one strict JSON object (decodeJSONObject) is a 400; every
+// other problem is a 422 naming all fields.
+func parseOverviewRequest(body []byte, served exits.Set) (overview.Request, error) {
+	b, err := parseOverviewBody(body, served, nil)
+	return b.Request, err
+}
+
 // defaults is the request {"query":"coffee"} becomes.
 func defaults() overview.Request {
 	return overview.Request{Query: "coffee", Country: "at", Language: "de", Screenshots: true,
