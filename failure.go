@@ -101,13 +101,17 @@ const (
 	PartSecret      Part = "secret"
 	PartJob         Part = "job"
 	PartBatch       Part = "batch"
+	PartMonitor     Part = "monitor"
+	PartTarget      Part = "target"
+	PartRun         Part = "run"
+	PartReading     Part = "reading"
 )
 
 var partNames = map[Part]string{
 	PartCache: "the result cache", PartQueue: "the task queue", PartBrowser: "the browser",
 	PartStorage: "screenshot storage", PartDatabase: "the database", PartService: "the overview service",
 	PartAccount: "account", PartAPIKey: "API key", PartIntegration: "integration", PartSecret: "secret",
-	PartJob: "job", PartBatch: "batch",
+	PartJob: "job", PartBatch: "batch", PartMonitor: "monitor", PartTarget: "target", PartRun: "run", PartReading: "reading",
 }
 
 // Name is how a message names p, e.g. "the result cache". A part it does

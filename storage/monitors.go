@@ -3,11 +3,14 @@ package storage
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // Monitor is one of an account's monitors (issue 24).
@@ -124,7 +127,8 @@ func putTargets(ctx context.Context, tx *sqlx.Tx, monitor uuid.UUID, ts []Monito
 
 // ReplaceMonitor replaces the definition of one of account's monitors:
 // targets whose identity is gone are removed with their history, the
-// others keep theirs. ErrNotFound when account has no such monitor.
+// others keep theirs. A kisa.NotFound failure when account has no such
+// monitor.
 func (s *DB) ReplaceMonitor(ctx context.Context, account, id uuid.UUID, d MonitorDef) (Monitor, error) {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -134,7 +138,7 @@ func (s *DB) ReplaceMonitor(ctx context.Context, account, id uuid.UUID, d Monito
 	res, err := tx.ExecContext(ctx, `UPDATE monitors SET name = $3, schedule = $4, cron = $5, watch_domains = $6,
 		webhook_url = $7, paused = $8, updated_at = clock_timestamp() WHERE id = $1 AND account_id = $2`,
 		id, account, d.Name, string(d.Schedule), d.Cron, nonNil(d.WatchDomains), d.WebhookURL, d.Paused)
-	if err := affected(res, err, "replace monitor"); err != nil {
+	if err := affected(res, err, kisa.PartMonitor, "replace monitor"); err != nil {
 		return Monitor{}, err
 	}
 	idents := make([]string, len(d.Targets))
@@ -154,19 +158,19 @@ func (s *DB) ReplaceMonitor(ctx context.Context, account, id uuid.UUID, d Monito
 	return s.Monitor(ctx, account, id)
 }
 
-// Monitor returns one of account's monitors, or ErrNotFound.
+// Monitor returns one of account's monitors, or a kisa.NotFound failure.
 func (s *DB) Monitor(ctx context.Context, account, id uuid.UUID) (Monitor, error) {
 	var m Monitor
 	err := s.db.GetContext(ctx, &m, `SELECT `+monitorColumns+` FROM monitors m WHERE m.id = $1 AND m.account_id = $2`, id, account)
-	return m, notFound(err, "get monitor")
+	return m, notFound(err, kisa.PartMonitor, "get monitor")
 }
 
 // MonitorByID returns a monitor whatever its account, for the service's
-// own use (runs), or ErrNotFound.
+// own use (runs), or a kisa.NotFound failure.
 func (s *DB) MonitorByID(ctx context.Context, id uuid.UUID) (Monitor, error) {
 	var m Monitor
 	err := s.db.GetContext(ctx, &m, `SELECT `+monitorColumns+` FROM monitors m WHERE m.id = $1`, id)
-	return m, notFound(err, "get monitor")
+	return m, notFound(err, kisa.PartMonitor, "get monitor")
 }
 
 // Cursor is the position after which a newest-first list goes on: the
@@ -193,10 +197,10 @@ func (s *DB) ListMonitors(ctx context.Context, account uuid.UUID, after *Cursor,
 }
 
 // DeleteMonitor removes one of account's monitors with its history, or
-// returns ErrNotFound.
+// returns a kisa.NotFound failure.
 func (s *DB) DeleteMonitor(ctx context.Context, account, id uuid.UUID) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM monitors WHERE id = $1 AND account_id = $2`, id, account)
-	return affected(res, err, "delete monitor")
+	return affected(res, err, kisa.PartMonitor, "delete monitor")
 }
 
 // MonitorTargets returns a monitor's targets in their order.
@@ -209,11 +213,11 @@ func (s *DB) MonitorTargets(ctx context.Context, monitor uuid.UUID) ([]MonitorTa
 	return out, nil
 }
 
-// MonitorTarget returns one target of a monitor, or ErrNotFound.
+// MonitorTarget returns one target of a monitor, or a kisa.NotFound failure.
 func (s *DB) MonitorTarget(ctx context.Context, monitor, id uuid.UUID) (MonitorTarget, error) {
 	var t MonitorTarget
 	err := s.db.GetContext(ctx, &t, `SELECT `+targetColumns+` FROM monitor_targets WHERE id = $1 AND monitor_id = $2`, id, monitor)
-	return t, notFound(err, "get target")
+	return t, notFound(err, kisa.PartTarget, "get target")
 }
 
 // MonitorPlan is what limits count of one monitor.
@@ -371,11 +375,11 @@ func (s *DB) Runs(ctx context.Context, monitor uuid.UUID, after *Cursor, limit i
 	return out, nil
 }
 
-// Run returns a run whatever its account, or ErrNotFound.
+// Run returns a run whatever its account, or a kisa.NotFound failure.
 func (s *DB) Run(ctx context.Context, id uuid.UUID) (MonitorRun, error) {
 	var r MonitorRun
 	err := s.db.GetContext(ctx, &r, `SELECT `+runColumns+` FROM monitor_runs r WHERE r.id = $1`, id)
-	return r, notFound(err, "get run")
+	return r, notFound(err, kisa.PartRun, "get run")
 }
 
 // EndRun marks a run done once none of its readings is pending, and
@@ -427,11 +431,11 @@ type MonitorReading struct {
 const readingColumns = `id, run_id, monitor_id, target_id, status, attempts, failure, failed_part, has_overview, complete,
 	text, sources, citations, screenshots, taken_at, changes, created_at, finished_at`
 
-// Reading returns a reading, or ErrNotFound.
+// Reading returns a reading, or a kisa.NotFound failure.
 func (s *DB) Reading(ctx context.Context, id uuid.UUID) (MonitorReading, error) {
 	var r MonitorReading
 	err := s.db.GetContext(ctx, &r, `SELECT `+readingColumns+` FROM monitor_readings WHERE id = $1`, id)
-	return r, notFound(err, "get reading")
+	return r, notFound(err, kisa.PartReading, "get reading")
 }
 
 // PreviousReading returns the target's last successful reading taken
@@ -439,7 +443,7 @@ func (s *DB) Reading(ctx context.Context, id uuid.UUID) (MonitorReading, error) 
 func (s *DB) PreviousReading(ctx context.Context, target uuid.UUID, at time.Time) (r MonitorReading, ok bool, err error) {
 	err = s.db.GetContext(ctx, &r, `SELECT `+readingColumns+` FROM monitor_readings
 		WHERE target_id = $1 AND status = 'done' AND taken_at < $2 ORDER BY taken_at DESC LIMIT 1`, target, at)
-	if err = notFound(err, "previous reading"); err == ErrNotFound {
+	if err = notFound(err, kisa.PartReading, "previous reading"); errors.Is(err, kisa.NotFound) {
 		return r, false, nil
 	}
 	return r, err == nil, err
@@ -477,8 +481,8 @@ func (s *DB) FinishReading(ctx context.Context, id uuid.UUID, res ReadingResult,
 		WHERE id = $1 AND status = 'pending' RETURNING `+readingColumns,
 		id, res.HasOverview, res.Complete, res.Text, nullJSON(res.Sources), nullJSON(res.Citations),
 		nullJSON(res.Screenshots), res.TakenAt, len(changes))
-	if err := notFound(err, "finish reading"); err != nil {
-		if err == ErrNotFound {
+	if err := notFound(err, kisa.PartReading, "finish reading"); err != nil {
+		if errors.Is(err, kisa.NotFound) {
 			return false, nil
 		}
 		return false, err

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -53,11 +54,11 @@ func TestMonitorsCRUD(t *testing.T) {
 	if m.Targets != 2 || m.Name != "m" || m.Cron != "0 * * * *" || !cmp.Equal([]string(m.WatchDomains), []string{"example.com"}) {
 		t.Errorf("created %+v", m)
 	}
-	if _, err := db.Monitor(ctx, other.ID, m.ID); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("another account's monitor: %v, want ErrNotFound", err)
+	if _, err := db.Monitor(ctx, other.ID, m.ID); !errors.Is(err, kisa.NotFound) {
+		t.Errorf("another account's monitor: %v, want NotFound", err)
 	}
-	if err := db.DeleteMonitor(ctx, other.ID, m.ID); !errors.Is(err, storage.ErrNotFound) {
-		t.Errorf("deleting another account's monitor: %v, want ErrNotFound", err)
+	if err := db.DeleteMonitor(ctx, other.ID, m.ID); !errors.Is(err, kisa.NotFound) {
+		t.Errorf("deleting another account's monitor: %v, want NotFound", err)
 	}
 	before, _ := queries(t, db, m.ID)
 	// Replace: b stays (its id kept), a goes, c comes first.
@@ -70,7 +71,7 @@ func TestMonitorsCRUD(t *testing.T) {
 	if got.Name != "n" || !got.Paused || got.Targets != 2 || after["b"] != before["b"] || !cmp.Equal(order, []string{"c", "b"}) {
 		t.Errorf("replaced: %+v, targets %v (b was %v)", got, after, before["b"])
 	}
-	if _, err := db.ReplaceMonitor(ctx, other.ID, m.ID, storage.MonitorDef{Name: "x", Schedule: json.RawMessage(`{}`)}); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := db.ReplaceMonitor(ctx, other.ID, m.ID, storage.MonitorDef{Name: "x", Schedule: json.RawMessage(`{}`)}); !errors.Is(err, kisa.NotFound) {
 		t.Errorf("replacing another account's monitor: %v", err)
 	}
 	plans, err := db.MonitorPlans(ctx, acc.ID)
@@ -89,7 +90,7 @@ func TestMonitorsCRUD(t *testing.T) {
 	if err := db.DeleteMonitor(ctx, acc.ID, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Monitor(ctx, acc.ID, m.ID); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := db.Monitor(ctx, acc.ID, m.ID); !errors.Is(err, kisa.NotFound) {
 		t.Errorf("deleted monitor: %v", err)
 	}
 }
