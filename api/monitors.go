@@ -50,14 +50,18 @@ func (s *Server) monitors(c *gin.Context) (*monitor.Service, bool) {
 	return s.opts.Monitors, true
 }
 
-// monitorError maps the use case's errors: 422 for an invalid request,
-// 404 for a missing (or another account's) monitor, target or run.
-func monitorError(err error, what string) error {
+// monitorError maps the use case's errors: kisa.Invalid for an invalid
+// request, the kisa.NotFound failure of what for a missing (or another
+// account's) monitor, target or run.
+func monitorError(err error, what kisa.Part) error {
 	var inv *monitor.InvalidError
 	if errors.As(err, &inv) {
-		return &Error{Code: CodeValidation, Message: "validation failed", Fields: inv.Fields}
+		return kisa.InvalidFields(inv.Fields)
 	}
-	return notFoundAs(err, what)
+	if errors.Is(err, kisa.NotFound) {
+		return kisa.Fail(kisa.NotFound, what, nil)
+	}
+	return err
 }
 
 // vetting is what this deployment allows of a monitor's definition.
@@ -90,7 +94,7 @@ func (s *Server) createMonitor(c *gin.Context) {
 			return
 		}
 	}
-	s.writeError(c, monitorError(err, "monitor"))
+	s.writeError(c, monitorError(err, kisa.PartMonitor))
 }
 
 // listMonitors answers GET /v1/monitors?limit=&cursor=, newest first.
@@ -105,7 +109,7 @@ func (s *Server) listMonitors(c *gin.Context) {
 		return
 	}
 	page, err := ms.List(c.Request.Context(), mustPrincipal(c).AccountID, c.Query("cursor"), limit)
-	s.answer(c, page, monitorError(err, "monitor"))
+	s.answer(c, page, monitorError(err, kisa.PartMonitor))
 }
 
 // answer writes data, or err when there is one.
@@ -123,7 +127,7 @@ func (s *Server) monitorID(c *gin.Context) (*monitor.Service, uuid.UUID, bool) {
 	if !ok {
 		return nil, uuid.Nil, false
 	}
-	id, ok := s.pathID(c, "monitor")
+	id, ok := s.pathID(c, kisa.PartMonitor)
 	return ms, id, ok
 }
 
@@ -134,7 +138,7 @@ func (s *Server) getMonitor(c *gin.Context) {
 		return
 	}
 	v, err := ms.Get(c.Request.Context(), mustPrincipal(c).AccountID, id)
-	s.answer(c, v, monitorError(err, "monitor"))
+	s.answer(c, v, monitorError(err, kisa.PartMonitor))
 }
 
 // updateMonitor answers PATCH /v1/monitors/{id}: the fields given
@@ -150,7 +154,7 @@ func (s *Server) updateMonitor(c *gin.Context) {
 		return
 	}
 	v, err := ms.Update(c.Request.Context(), mustPrincipal(c).AccountID, id, body, s.vetting(c))
-	s.answer(c, v, monitorError(err, "monitor"))
+	s.answer(c, v, monitorError(err, kisa.PartMonitor))
 }
 
 // deleteMonitor answers DELETE /v1/monitors/{id}: 204.
@@ -160,7 +164,7 @@ func (s *Server) deleteMonitor(c *gin.Context) {
 		return
 	}
 	if err := ms.Delete(c.Request.Context(), mustPrincipal(c).AccountID, id); err != nil {
-		s.writeError(c, monitorError(err, "monitor"))
+		s.writeError(c, monitorError(err, kisa.PartMonitor))
 		return
 	}
 	c.Status(http.StatusNoContent)
@@ -174,7 +178,7 @@ func (s *Server) runMonitor(c *gin.Context) {
 	}
 	r, err := ms.RunNow(c.Request.Context(), mustPrincipal(c).AccountID, id)
 	if err != nil {
-		s.writeError(c, monitorError(err, "monitor"))
+		s.writeError(c, monitorError(err, kisa.PartMonitor))
 		return
 	}
 	writeJSON(c, http.StatusAccepted, dataBody{Status: true, Data: r})
@@ -192,7 +196,7 @@ func (s *Server) listRuns(c *gin.Context) {
 		return
 	}
 	page, err := ms.Runs(c.Request.Context(), mustPrincipal(c).AccountID, id, c.Query("cursor"), limit)
-	s.answer(c, page, monitorError(err, "monitor"))
+	s.answer(c, page, monitorError(err, kisa.PartMonitor))
 }
 
 // listChanges answers GET /v1/monitors/{id}/changes?since=&limit=&cursor=,
@@ -210,7 +214,7 @@ func (s *Server) listChanges(c *gin.Context) {
 		return
 	}
 	page, err := ms.Changes(c.Request.Context(), mustPrincipal(c).AccountID, id, since, c.Query("cursor"), limit)
-	s.answer(c, page, monitorError(err, "monitor"))
+	s.answer(c, page, monitorError(err, kisa.PartMonitor))
 }
 
 // visibility answers GET /v1/monitors/{id}/visibility?from=&to=&groupBy=.
@@ -230,7 +234,7 @@ func (s *Server) visibility(c *gin.Context) {
 		return
 	}
 	rep, err := ms.Visibility(c.Request.Context(), mustPrincipal(c).AccountID, id, sp, group)
-	s.answer(c, rep, monitorError(err, "monitor"))
+	s.answer(c, rep, monitorError(err, kisa.PartMonitor))
 }
 
 // history answers GET /v1/monitors/{id}/targets/{target}/history?from=&to=
@@ -242,7 +246,7 @@ func (s *Server) history(c *gin.Context) {
 	}
 	target, err := uuid.Parse(c.Param("target"))
 	if err != nil {
-		s.writeError(c, Errorf(CodeNotFound, "target not found"))
+		s.writeError(c, kisa.Fail(kisa.NotFound, kisa.PartTarget, nil))
 		return
 	}
 	v := validation{}
@@ -257,7 +261,7 @@ func (s *Server) history(c *gin.Context) {
 	}
 	h, err := ms.History(c.Request.Context(), mustPrincipal(c).AccountID, id, target, sp)
 	if err != nil {
-		s.writeError(c, monitorError(err, "target"))
+		s.writeError(c, monitorError(err, kisa.PartTarget))
 		return
 	}
 	if format == "csv" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/webhook"
@@ -34,14 +35,14 @@ type MonitorRef struct {
 // asynq to retry (jobs.WebhookRetryDelay) otherwise.
 func (s *Service) Deliver(ctx context.Context, p jobs.WebhookPayload) error {
 	run, err := s.db.Run(ctx, p.RunID)
-	if errors.Is(err, storage.ErrNotFound) || (err == nil && (run.URL == nil || run.DeliveredAt != nil)) {
+	if errors.Is(err, kisa.NotFound) || (err == nil && (run.URL == nil || run.DeliveredAt != nil)) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	body, err := s.changedBody(ctx, run)
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, kisa.NotFound) {
 		return nil
 	}
 	if err != nil {

@@ -39,7 +39,7 @@ func (s *Service) RunNow(ctx context.Context, account, id uuid.UUID) (RunView, e
 // scheduler's task) is not run again.
 func (s *Service) Scheduled(ctx context.Context, p jobs.MonitorRunPayload) error {
 	m, err := s.db.MonitorByID(ctx, p.MonitorID)
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, kisa.NotFound) {
 		return nil
 	}
 	if err != nil || m.Paused {
@@ -116,7 +116,7 @@ const YieldDelay = 5 * time.Second
 // for every slot, the reading gives way (a new task after YieldDelay).
 func (s *Service) Read(ctx context.Context, p jobs.MonitorReadingPayload) error {
 	r, err := s.db.Reading(ctx, p.ReadingID)
-	if errors.Is(err, storage.ErrNotFound) || (err == nil && r.Status != storage.ReadingPending) {
+	if errors.Is(err, kisa.NotFound) || (err == nil && r.Status != storage.ReadingPending) {
 		return nil
 	}
 	if err != nil {
@@ -149,7 +149,7 @@ func (s *Service) Read(ctx context.Context, p jobs.MonitorReadingPayload) error 
 }
 
 func ignoreGone(err error) error {
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, kisa.NotFound) {
 		return nil // the monitor, target or run was removed meanwhile
 	}
 	return err

@@ -87,12 +87,12 @@ func New(o Options) *Service {
 
 // ErrNotFound is an account's request for a monitor, target or run that
 // does not exist or is another account's (the API answers 404 for both).
-var ErrNotFound = storage.ErrNotFound
+var ErrNotFound = kisa.NotFound
 
 // unavailable wraps a storage error as the database's failure, keeping
 // ErrNotFound as it is.
 func unavailable(err error) error {
-	if err == nil || errors.Is(err, storage.ErrNotFound) {
+	if err == nil || errors.Is(err, kisa.NotFound) {
 		return err
 	}
 	if ke := (*kisa.Error)(nil); errors.As(err, &ke) {
