@@ -14,6 +14,7 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
+	"github.com/kisa-dev/kisa/observe"
 	"github.com/kisa-dev/kisa/storage"
 )
 
@@ -25,6 +26,9 @@ type Principal struct {
 	// LimitAI and LimitOther are the account's budget overrides; nil
 	// keeps the configured default.
 	LimitAI, LimitOther *int
+	// StoreQueries is the account's choice to keep the queries of its
+	// browser requests in its observations.
+	StoreQueries bool
 
 	rateKeys map[string]string // budget: its limiter key, named once per key load
 }
@@ -49,6 +53,8 @@ func rateKeyOf(budget string, key uuid.UUID) string { return "kisa:" + budget + 
 type requestState struct {
 	id        string
 	principal *Principal // nil until authenticated; shared, not to be changed
+	trace     observe.Trace
+	spentAI   bool // got past the limiter on an AI route (countAI)
 }
 
 type requestStateKey struct{}
@@ -177,7 +183,7 @@ type authKey struct {
 
 func newAuthKey(key storage.APIKey) *authKey {
 	p := &Principal{AccountID: key.AccountID, KeyID: key.ID, Scopes: key.Scopes(),
-		LimitAI: key.AI, LimitOther: key.Other, rateKeys: make(map[string]string, len(budgets))}
+		LimitAI: key.AI, LimitOther: key.Other, StoreQueries: key.StoreQueries, rateKeys: make(map[string]string, len(budgets))}
 	for _, b := range budgets {
 		p.rateKeys[b] = rateKeyOf(b, key.ID)
 	}

@@ -151,6 +151,7 @@ func (s *Server) writeError(c *gin.Context, err error) {
 		c.AbortWithStatus(statusClientClosed)
 		return
 	}
+	noteFailure(c, err)
 	e := kisa.ErrorOf(err)
 	a, told := kindAnswers[e.Failure]
 	switch {

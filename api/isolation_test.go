@@ -31,11 +31,14 @@ var scopedEndpoints = []scoped{
 	{name: "overview jobs list", method: http.MethodGet, path: "/v1/networks/browser/ai-overview/jobs"},
 	{name: "overview job get", method: http.MethodGet, path: "/v1/networks/browser/ai-overview/jobs/%s", own: func(s seeded) string { return s.job.ID.String() }},
 	{name: "overview batch get", method: http.MethodGet, path: "/v1/networks/browser/ai-overview/batches/%s", own: func(s seeded) string { return s.batch.String() }},
+	{name: "observations list", method: http.MethodGet, path: "/v1/observations"},
+	{name: "usage", method: http.MethodGet, path: "/v1/usage"},
 }
 
 // objectIDs are the ids of everything seed stored for an account.
 func objectIDs(s seeded) []string {
-	ids := []string{s.account.String(), s.secret.ID.String(), s.job.ID.String(), s.batch.String()}
+	ids := []string{s.account.String(), s.secret.ID.String(), s.job.ID.String(), s.batch.String(),
+		s.observation.ID.String(), s.observation.KeyID.String(), s.observation.RequestID}
 	for _, c := range s.clusters {
 		ids = append(ids, c.ID.String())
 	}

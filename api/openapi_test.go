@@ -261,6 +261,7 @@ var notDriven = []string{
 	"DELETE /v1/monitors/{id} 500", "POST /v1/monitors/{id}/run 500", "GET /v1/monitors/{id}/runs 500",
 	"GET /v1/monitors/{id}/changes 500", "GET /v1/monitors/{id}/visibility 500",
 	"GET /v1/monitors/{id}/targets/{target}/history 500",
+	"GET /v1/observations 500", "GET /v1/usage 500",
 }
 
 // uncovered lists the documented operation-status pairs not in covered.
@@ -362,7 +363,9 @@ func newOpenAPIFixture(tb testing.TB) *openapiFixture {
 		}
 	})
 	acc := newAccount(tb, f.main.db, true)
-	f.key, _ = newKey(tb, f.main.db, acc, apikey.AllScopes()...)
+	var keyID uuid.UUID
+	f.key, keyID = newKey(tb, f.main.db, acc, apikey.AllScopes()...)
+	seedObservation(tb, f.main.db, acc, keyID, f.main.clock.Now())
 	f.noScope, _ = newKey(tb, f.main.db, acc)
 	f.no2FA, _ = newKey(tb, f.main.db, newAccount(tb, f.main.db, false), apikey.AllScopes()...)
 	f.integration, f.secret = seedResources(tb, f.main, acc)
@@ -596,6 +599,8 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 		req: req("GET", countries, f.limitedKey, ""), before: func(tb testing.TB) {
 			do(tb, f.limited, req("GET", countries, f.limitedKey, ""))
 		}})
+
+	out = append(out, f.observationExchanges()...)
 
 	add("completion", m, req("POST", cmpl, f.key, chat("gpt-test", `,"temperature":0.2`)), 200)
 	add("completion streamed", m, req("POST", cmpl, f.key, chat("stream", `,"stream":true`)), 200)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
@@ -27,6 +28,7 @@ type seeded struct {
 	secret       storage.Secret
 	job          storage.Job // queued, in batch
 	batch        uuid.UUID
+	observation  storage.ObservedRequest // of an overview request, with its visits
 }
 
 // seed creates an account with a key, two clusters, two integrations and
@@ -34,7 +36,8 @@ type seeded struct {
 func seed(tb testing.TB, ts *testServer, tag string) seeded {
 	tb.Helper()
 	ctx := context.Background()
-	acc, key := newCaller(tb, ts.db)
+	acc := newAccount(tb, ts.db, true)
+	key, keyID := newKey(tb, ts.db, acc, apikey.AllScopes()...)
 	must := func(_ uuid.UUID, err error) {
 		tb.Helper()
 		if err != nil {
@@ -67,6 +70,7 @@ func seed(tb testing.TB, ts *testServer, tag string) seeded {
 		tb.Fatal(err)
 	}
 	s.job = jobs[0]
+	s.observation = seedObservation(tb, ts.db, acc, keyID, ts.clock.Now())
 	if len(s.clusters) != 2 || len(s.integrations) != 2 {
 		tb.Fatalf("seeded %d clusters and %d integrations, want 2 and 2", len(s.clusters), len(s.integrations))
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/kisa-dev/kisa/apikey"
 	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/monitor"
+	"github.com/kisa-dev/kisa/observe"
 	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
@@ -62,6 +63,13 @@ type Options struct {
 	// Completions is the upstream of POST /v1/completions; its zero value
 	// turns the endpoint off (503).
 	Completions Completions
+	// Observations records every request of an account (observations.go);
+	// nil records none.
+	Observations *observe.Writer[storage.ObservedRequest]
+	// TrustedProxies are the addresses (CIDR or IP) whose
+	// X-Forwarded-For and X-Real-IP headers name the client
+	// (KISA_TRUSTED_PROXIES); none: the client is the connection's peer.
+	TrustedProxies []string
 }
 
 // Server is the HTTP API.
@@ -72,6 +80,9 @@ type Server struct {
 	metrics *metrics
 	limiter *limiter // nil: no limits
 	router  *gin.Engine
+	// observations answers GET /v1/observations and /v1/usage; nil
+	// without a database.
+	observations *observe.Reader
 
 	openapiJSON []byte // the OpenAPI document served at /v1/openapi.json
 	openapiErr  error  // why it could not be made (a broken build)
@@ -100,6 +111,9 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger, keys: newKeyCache(opts.KeyCacheTTL, opts.Now),
 		metrics: newMetrics(opts.Registry)}
 	s.limiter = newLimiter(opts.Limits, opts.Logger, s.metrics, opts.Now)
+	if opts.DB != nil {
+		s.observations = observe.NewReader(opts.DB)
+	}
 	s.openapiJSON, s.openapiErr = OpenAPI()
 	s.router = s.routes()
 	return s
@@ -115,6 +129,11 @@ func (s *Server) routes() *gin.Engine {
 	// request id; such a path gets the JSON 404 instead.
 	r.RedirectTrailingSlash = false
 	r.ContextWithFallback = true
+	if err := r.SetTrustedProxies(s.opts.TrustedProxies); err != nil {
+		// config validates KISA_TRUSTED_PROXIES: trust none rather than all.
+		s.log.Error("trusted proxies", "error", err)
+		_ = r.SetTrustedProxies(nil)
+	}
 	r.Use(s.requestIDs, s.logRequests, s.recoverPanics, limitBody)
 	r.NoRoute(func(c *gin.Context) { s.writeError(c, kisa.Failf(kisa.NotFound, "no such endpoint")) })
 	r.NoMethod(func(c *gin.Context) { s.writeError(c, kisa.Failf(kisa.MethodNotAllowed, "method not allowed")) })
@@ -128,7 +147,7 @@ func (s *Server) routes() *gin.Engine {
 	r.GET("/docs", s.docsPage)
 	r.GET("/docs/assets/:file", s.docsAsset)
 
-	v1 := r.Group("/v1", s.authenticate, s.limitRate)
+	v1 := r.Group("/v1", s.authenticate, s.limitRate, s.countAI)
 	v1.GET("/knowledgebase", s.require(apikey.ScopeKnowledgebaseRead), s.listClusters)
 	v1.GET("/integrations", s.require(apikey.ScopeIntegrationsRead), s.listIntegrations)
 	v1.GET("/integrations/:id", s.require(apikey.ScopeIntegrationsRead), s.getIntegration)
@@ -142,6 +161,8 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET(strings.TrimPrefix(batchesPath, "/v1")+"/:id", run, s.getBatch)
 	v1.POST(strings.TrimPrefix(completionsPath, "/v1"), s.require(apikey.ScopeCompletionsRun), s.completions)
 	s.monitorRoutes(v1)
+	v1.GET(strings.TrimPrefix(observationsPath, "/v1"), s.require(apikey.ScopeObservationsRead), s.listObservations)
+	v1.GET(strings.TrimPrefix(usagePath, "/v1"), s.require(apikey.ScopeUsageRead), s.usage)
 	return r
 }
 
@@ -203,7 +224,12 @@ func (s *Server) requestIDs(c *gin.Context) {
 		id = uuid.NewString()
 	}
 	c.Header("X-Request-Id", id)
-	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestStateKey{}, &requestState{id: id}))
+	st := &requestState{id: id}
+	ctx := context.WithValue(c.Request.Context(), requestStateKey{}, st)
+	if s.opts.Observations != nil {
+		ctx = observe.NewContext(ctx, &st.trace)
+	}
+	c.Request = c.Request.WithContext(ctx)
 	c.Next()
 }
 
@@ -221,6 +247,7 @@ func (s *Server) logRequests(c *gin.Context) {
 	c.Next()
 	took := s.opts.Now().Sub(start)
 	s.metrics.observe(c, took)
+	s.recordObservation(c, start, took)
 	if !s.log.Enabled(c.Request.Context(), slog.LevelInfo) {
 		return
 	}

@@ -22,12 +22,14 @@ const (
 	ScopeOverviewRun       = "overview:run"
 	ScopeCompletionsRun    = "completions:run"
 	ScopeMonitors          = "monitors"
+	ScopeObservationsRead  = "observations:read"
+	ScopeUsageRead         = "usage:read"
 )
 
 // AllScopes lists every scope, in a stable order.
 func AllScopes() []string {
 	return []string{ScopeKnowledgebaseRead, ScopeIntegrationsRead, ScopeSecretsRead, ScopeOverviewRun,
-		ScopeCompletionsRun, ScopeMonitors}
+		ScopeCompletionsRun, ScopeMonitors, ScopeObservationsRead, ScopeUsageRead}
 }
 
 const (

@@ -116,7 +116,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
-	want := []string{"knowledgebase:read", "integrations:read", "secrets:read", "overview:run", "completions:run", "monitors"}
+	want := []string{"knowledgebase:read", "integrations:read", "secrets:read", "overview:run", "completions:run", "monitors", "observations:read", "usage:read"}
 	if diff := cmp.Diff(want, apikey.AllScopes()); diff != "" {
 		t.Errorf("AllScopes (-want +got):\n%s", diff)
 	}

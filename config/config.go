@@ -78,6 +78,14 @@ type Config struct {
 	CompletionsKey     string        // KISA_COMPLETIONS_KEY: bearer key sent upstream
 	CompletionsTimeout time.Duration // KISA_COMPLETIONS_TIMEOUT: upstream answer (or stream gap) deadline
 
+	// Observations (KISA_OBSERVATIONS) turns the recording of requests
+	// and visits on; ObservationRetention (KISA_OBSERVATION_RETENTION) is
+	// how long they are kept; TrustedProxies (KISA_TRUSTED_PROXIES) are
+	// the proxies whose forwarding headers name a request's client.
+	Observations         bool
+	ObservationRetention time.Duration
+	TrustedProxies       []string
+
 	ClientURL string // KISA_URL: the API `kisa client` talks to
 	ClientKey string // KISA_API_KEY: the key `kisa client` sends
 }
@@ -142,6 +150,9 @@ var Vars = []Var{
 	{"KISA_COMPLETIONS_KEY", "", "Bearer key sent to KISA_COMPLETIONS_URL (never logged or returned)."},
 	{"KISA_URL", "http://127.0.0.1:8080", "Base URL of the API that `kisa client` calls (its --url flag wins)."},
 	{"KISA_API_KEY", "", "API key (`<prefix>_<key>`) that `kisa client` sends; read by that command only."},
+	{"KISA_OBSERVATIONS", "true", "Whether `kisa web` and `kisa worker` record every request of an account and every browser visit for `GET /v1/observations` and `GET /v1/usage` (buffered, written once a second; see docs/observations.md)."},
+	{"KISA_OBSERVATION_RETENTION", "720h", "How long observations (and so usage) are kept (30 days, whole UTC days); a periodic task in the worker drops older days."},
+	{"KISA_TRUSTED_PROXIES", "", "Comma-separated addresses or CIDR ranges of the reverse proxies in front of `kisa web` whose `X-Forwarded-For`/`X-Real-IP` name the client an observation records; empty: the client is the connection's peer."},
 	{"KISA_COMPLETIONS_TIMEOUT", "60s", "How long the completions upstream may take to answer, and, when streaming, the longest gap between two chunks; past it the API answers 503."},
 }
 
@@ -162,55 +173,58 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	p := parser{get: get}
 	c := Config{
-		Port:                p.int("PORT"),
-		Host:                get("KISA_HOST"),
-		DatabaseURL:         get("DATABASE_URL"),
-		RedisURL:            get("REDIS_URL"),
-		RedisTLSInsecure:    p.bool("KISA_REDIS_TLS_INSECURE"),
-		ShutdownTimeout:     p.duration("KISA_SHUTDOWN_TIMEOUT"),
-		APIKeyPrefix:        get("KISA_API_KEY_PREFIX"),
-		SecretsKey:          p.key("KISA_SECRETS_KEY"),
-		DocsURL:             strings.TrimRight(get("KISA_DOCS_URL"), "/"),
-		KeyCacheTTL:         p.duration("KISA_KEY_CACHE_TTL"),
-		LimitAI:             p.int("KISA_LIMIT_AI"),
-		LimitOther:          p.int("KISA_LIMIT_OTHER"),
-		LimitConcurrent:     p.int("KISA_LIMIT_CONCURRENT"),
-		AdminToken:          get("KISA_ADMIN_TOKEN"),
-		WorkerAddr:          get("KISA_WORKER_ADDR"),
-		LogLevel:            get("KISA_LOG_LEVEL"),
-		OverviewTimeout:     p.duration("KISA_OVERVIEW_TIMEOUT"),
-		JobTimeout:          p.duration("KISA_JOB_TIMEOUT"),
-		JobMaxRetry:         p.int("KISA_JOB_MAX_RETRY"),
-		QueueMax:            p.int("KISA_QUEUE_MAX"),
-		JobRetention:        p.duration("KISA_JOB_RETENTION"),
-		WebhookAllowPrivate: p.bool("KISA_WEBHOOK_ALLOW_PRIVATE"),
-		MonitorRetention:    p.duration("KISA_MONITOR_RETENTION"),
-		MonitorMaxMonitors:  p.int("KISA_MONITOR_MAX_MONITORS"),
-		MonitorMaxTargets:   p.int("KISA_MONITOR_MAX_TARGETS"),
-		MonitorMaxVisits:    p.int("KISA_MONITOR_MAX_VISITS"),
-		MonitorConcurrency:  p.int("KISA_MONITOR_CONCURRENCY"),
-		SearchURL:           get("KISA_SEARCH_URL"),
-		ChromePath:          get("KISA_CHROME_PATH"),
-		BrowserConcurrency:  p.int("KISA_BROWSER_CONCURRENCY"),
-		BrowserRecycle:      p.int("KISA_BROWSER_RECYCLE_AFTER"),
-		OverviewSettle:      p.duration("KISA_OVERVIEW_SETTLE"),
-		OverviewWait:        p.duration("KISA_OVERVIEW_WAIT"),
-		OverviewAppear:      p.duration("KISA_OVERVIEW_APPEAR"),
-		BrowserAllowHosts:   p.hosts("KISA_BROWSER_ALLOW_HOSTS"),
-		Proxies:             p.proxies("KISA_PROXIES"),
-		ProxyCooldown:       p.duration("KISA_PROXY_COOLDOWN"),
-		S3Endpoint:          get("KISA_S3_ENDPOINT"),
-		S3AccessKey:         get("KISA_S3_ACCESS_KEY"),
-		S3SecretKey:         get("KISA_S3_SECRET_KEY"),
-		S3Bucket:            get("KISA_S3_BUCKET"),
-		S3UseSSL:            p.bool("KISA_S3_USE_SSL"),
-		S3Region:            get("KISA_S3_REGION"),
-		CDNURL:              strings.TrimRight(get("KISA_CDN_URL"), "/"),
-		CompletionsURL:      get("KISA_COMPLETIONS_URL"),
-		CompletionsKey:      get("KISA_COMPLETIONS_KEY"),
-		CompletionsTimeout:  p.duration("KISA_COMPLETIONS_TIMEOUT"),
-		ClientURL:           strings.TrimRight(get("KISA_URL"), "/"),
-		ClientKey:           get("KISA_API_KEY"),
+		Port:                 p.int("PORT"),
+		Host:                 get("KISA_HOST"),
+		DatabaseURL:          get("DATABASE_URL"),
+		RedisURL:             get("REDIS_URL"),
+		RedisTLSInsecure:     p.bool("KISA_REDIS_TLS_INSECURE"),
+		ShutdownTimeout:      p.duration("KISA_SHUTDOWN_TIMEOUT"),
+		APIKeyPrefix:         get("KISA_API_KEY_PREFIX"),
+		SecretsKey:           p.key("KISA_SECRETS_KEY"),
+		DocsURL:              strings.TrimRight(get("KISA_DOCS_URL"), "/"),
+		KeyCacheTTL:          p.duration("KISA_KEY_CACHE_TTL"),
+		LimitAI:              p.int("KISA_LIMIT_AI"),
+		LimitOther:           p.int("KISA_LIMIT_OTHER"),
+		LimitConcurrent:      p.int("KISA_LIMIT_CONCURRENT"),
+		AdminToken:           get("KISA_ADMIN_TOKEN"),
+		WorkerAddr:           get("KISA_WORKER_ADDR"),
+		LogLevel:             get("KISA_LOG_LEVEL"),
+		OverviewTimeout:      p.duration("KISA_OVERVIEW_TIMEOUT"),
+		JobTimeout:           p.duration("KISA_JOB_TIMEOUT"),
+		JobMaxRetry:          p.int("KISA_JOB_MAX_RETRY"),
+		QueueMax:             p.int("KISA_QUEUE_MAX"),
+		JobRetention:         p.duration("KISA_JOB_RETENTION"),
+		WebhookAllowPrivate:  p.bool("KISA_WEBHOOK_ALLOW_PRIVATE"),
+		MonitorRetention:     p.duration("KISA_MONITOR_RETENTION"),
+		MonitorMaxMonitors:   p.int("KISA_MONITOR_MAX_MONITORS"),
+		MonitorMaxTargets:    p.int("KISA_MONITOR_MAX_TARGETS"),
+		MonitorMaxVisits:     p.int("KISA_MONITOR_MAX_VISITS"),
+		MonitorConcurrency:   p.int("KISA_MONITOR_CONCURRENCY"),
+		SearchURL:            get("KISA_SEARCH_URL"),
+		ChromePath:           get("KISA_CHROME_PATH"),
+		BrowserConcurrency:   p.int("KISA_BROWSER_CONCURRENCY"),
+		BrowserRecycle:       p.int("KISA_BROWSER_RECYCLE_AFTER"),
+		OverviewSettle:       p.duration("KISA_OVERVIEW_SETTLE"),
+		OverviewWait:         p.duration("KISA_OVERVIEW_WAIT"),
+		OverviewAppear:       p.duration("KISA_OVERVIEW_APPEAR"),
+		BrowserAllowHosts:    p.hosts("KISA_BROWSER_ALLOW_HOSTS"),
+		Proxies:              p.proxies("KISA_PROXIES"),
+		ProxyCooldown:        p.duration("KISA_PROXY_COOLDOWN"),
+		S3Endpoint:           get("KISA_S3_ENDPOINT"),
+		S3AccessKey:          get("KISA_S3_ACCESS_KEY"),
+		S3SecretKey:          get("KISA_S3_SECRET_KEY"),
+		S3Bucket:             get("KISA_S3_BUCKET"),
+		S3UseSSL:             p.bool("KISA_S3_USE_SSL"),
+		S3Region:             get("KISA_S3_REGION"),
+		CDNURL:               strings.TrimRight(get("KISA_CDN_URL"), "/"),
+		CompletionsURL:       get("KISA_COMPLETIONS_URL"),
+		CompletionsKey:       get("KISA_COMPLETIONS_KEY"),
+		CompletionsTimeout:   p.duration("KISA_COMPLETIONS_TIMEOUT"),
+		Observations:         p.bool("KISA_OBSERVATIONS"),
+		ObservationRetention: p.duration("KISA_OBSERVATION_RETENTION"),
+		TrustedProxies:       p.cidrs("KISA_TRUSTED_PROXIES"),
+		ClientURL:            strings.TrimRight(get("KISA_URL"), "/"),
+		ClientKey:            get("KISA_API_KEY"),
 	}
 	return c, p.err
 }
@@ -266,6 +280,23 @@ func (p *parser) hosts(name string) []string {
 			p.fail(name, h, "a domain name such as gstatic.com")
 		}
 		out = append(out, h)
+	}
+	return out
+}
+
+// cidrs reads a comma-separated list of IP addresses and CIDR ranges.
+func (p *parser) cidrs(name string) []string {
+	var out []string
+	for _, v := range strings.Split(p.get(name), ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		_, _, cerr := net.ParseCIDR(v)
+		if cerr != nil && net.ParseIP(v) == nil {
+			p.fail(name, v, "an IP address or CIDR range such as 10.0.0.0/8")
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -342,6 +373,7 @@ func (c Config) Validate() error {
 		{validURL(c.CDNURL, "http", "https"), "KISA_CDN_URL", "an http(s) URL"},
 		{c.CompletionsURL == "" || validURL(c.CompletionsURL, "http", "https"), "KISA_COMPLETIONS_URL", "empty or an http(s) URL"},
 		{c.CompletionsTimeout >= time.Second, "KISA_COMPLETIONS_TIMEOUT", "at least 1s"},
+		{c.ObservationRetention >= 24*time.Hour, "KISA_OBSERVATION_RETENTION", "at least 24h"},
 	}
 	for _, ck := range checks {
 		if !ck.ok {

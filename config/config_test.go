@@ -44,6 +44,7 @@ func TestDefaults(t *testing.T) {
 		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000", ProxyCooldown: 10 * time.Minute,
 		BrowserAllowHosts:  []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com", "ggpht.com", "ytimg.com", "youtube.com"},
 		CompletionsTimeout: time.Minute, ClientURL: "http://127.0.0.1:8080",
+		Observations: true, ObservationRetention: 720 * time.Hour,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -77,6 +78,7 @@ func TestValues(t *testing.T) {
 		"KISA_PROXIES": "at=http://u:p@10.0.0.1:3128", "KISA_PROXY_COOLDOWN": "90s", "KISA_BROWSER_ALLOW_HOSTS": " Example.com., gstatic.com ",
 		"KISA_COMPLETIONS_URL": "https://llm.example.com/v1/chat/completions", "KISA_COMPLETIONS_KEY": "sk-up",
 		"KISA_COMPLETIONS_TIMEOUT": "2m", "KISA_URL": "https://api.kisa.example/", "KISA_API_KEY": "acme_k",
+		"KISA_OBSERVATIONS": "false", "KISA_OBSERVATION_RETENTION": "48h", "KISA_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.1",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +100,7 @@ func TestValues(t *testing.T) {
 		Proxies: proxies, ProxyCooldown: 90 * time.Second, BrowserAllowHosts: []string{"example.com", "gstatic.com"},
 		CompletionsURL: "https://llm.example.com/v1/chat/completions", CompletionsKey: "sk-up", CompletionsTimeout: 2 * time.Minute,
 		ClientURL: "https://api.kisa.example", ClientKey: "acme_k",
+		ObservationRetention: 48 * time.Hour, TrustedProxies: []string{"10.0.0.0/8", "192.168.1.1"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -164,6 +167,9 @@ func TestBadSetting(t *testing.T) {
 		{name: "allowed host with scheme", vr: "KISA_BROWSER_ALLOW_HOSTS", value: "https://x.com",
 			want: `KISA_BROWSER_ALLOW_HOSTS: "https://x.com" is not a domain name such as gstatic.com`},
 		{name: "CDN URL", vr: "KISA_CDN_URL", value: "cdn", want: "KISA_CDN_URL: must be an http(s) URL"},
+		{name: "observation retention", vr: "KISA_OBSERVATION_RETENTION", value: "1h", want: "KISA_OBSERVATION_RETENTION: must be at least 24h"},
+		{name: "trusted proxy", vr: "KISA_TRUSTED_PROXIES", value: "10.0.0.0/8,proxy.local",
+			want: `KISA_TRUSTED_PROXIES: "proxy.local" is not an IP address or CIDR range such as 10.0.0.0/8`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,6 +116,8 @@ func (j *Jobs) submit(ctx context.Context, account, batch uuid.UUID, batchWebhoo
 		if !started[r.Key] {
 			started[r.Key] = true
 			j.start(ctx, r.Key, subs[i].Request)
+		} else {
+			traceVisit(ctx, r.Key, "", true, subs[i].Request)
 		}
 	}
 	j.ended(ctx, ended)
@@ -143,6 +145,7 @@ func (j *Jobs) newJob(ctx context.Context, sub Submission) (storage.NewJob, erro
 		return n, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
 	}
 	if ok {
+		traceHit(ctx, req)
 		secs := int(math.Ceil(left.Seconds()))
 		n.Status, n.IsCached, n.CacheExpiresIn = storage.JobDone, true, &secs
 		if n.Result, err = json.Marshal(res); err != nil {

@@ -131,6 +131,7 @@ func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answe
 	secs := int(math.Ceil(left.Seconds()))
 	rk := renderKey(key, req)
 	if results, ok := s.rendered.get(rk, b); ok {
+		traceHit(ctx, req)
 		return Answer{IsCached: true, CacheExpiresIn: &secs, Results: results}, true, nil
 	}
 	var res kisa.Result
@@ -143,6 +144,7 @@ func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answe
 	a, err := s.answer(ctx, req, res, true, &secs)
 	if err == nil {
 		s.rendered.put(rk, b, a.Results)
+		traceHit(ctx, req)
 	}
 	return a, true, err
 }
@@ -211,20 +213,26 @@ func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined 
 	for range 2 {
 		_, err = s.client.EnqueueContext(ctx, task)
 		if !errors.Is(err, asynq.ErrTaskIDConflict) {
+			if err == nil {
+				traceVisit(ctx, key, p.Run, false, req)
+			}
 			return false, err
 		}
 		info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
 		if ierr != nil {
+			traceVisit(ctx, key, "", true, req)
 			return true, nil // it ended meanwhile: its outcome is Recent
 		}
 		if info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted {
 			s.wish(ctx, req, info)
+			traceVisit(ctx, key, runOf(info), true, req)
 			return true, nil
 		}
 		if derr := s.inspector.DeleteTask(jobs.QueueOverview, key); derr != nil && !errors.Is(derr, asynq.ErrTaskNotFound) {
 			return false, derr
 		}
 	}
+	traceVisit(ctx, key, "", true, req)
 	return true, nil
 }
 

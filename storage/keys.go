@@ -18,6 +18,9 @@ type APIKey struct {
 	ScopeList        string     `db:"scopes"`
 	RevokedAt        *time.Time `db:"revoked_at"`
 	TwoFactorEnabled bool       `db:"two_factor_enabled"`
+	// StoreQueries is the account's choice to keep its queries in its
+	// observations.
+	StoreQueries bool `db:"store_queries"`
 	// AccountLimits are the account's budget overrides, read with the
 	// key so that a request needs no query of its own for them.
 	AccountLimits
@@ -50,7 +53,7 @@ func (s *DB) APIKeyByLookup(ctx context.Context, lookup string) (APIKey, error) 
 	var k APIKey
 	err := s.db.GetContext(ctx, &k, `
 		SELECT k.id, k.account_id, k.secret_hash, array_to_string(k.scopes, ',') AS scopes,
-		       k.revoked_at, a.two_factor_enabled, a.limit_ai, a.limit_other
+		       k.revoked_at, a.two_factor_enabled, a.store_queries, a.limit_ai, a.limit_other
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		WHERE k.lookup = $1`, lookup)
 	return k, notFound(err, kisa.PartAPIKey, "api key by lookup")

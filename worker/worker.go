@@ -22,6 +22,7 @@ import (
 	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/monitor"
+	"github.com/kisa-dev/kisa/observe"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker/browser"
@@ -41,6 +42,7 @@ type Handler struct {
 	log       *slog.Logger
 	now       func() time.Time
 	observer  JobObserver // nil: none
+	visits    *observe.Writer[storage.ObservedVisit]
 }
 
 // HandlerOptions are the dependencies of a Handler.
@@ -65,6 +67,9 @@ type HandlerOptions struct {
 	Observer  JobObserver // told how each attempt ended; nil: none
 	// Jobs ends the async jobs waiting on a visit; nil: none are kept.
 	Jobs *overview.Jobs
+	// Visits records each attempt for the observations (observations.go);
+	// nil records none.
+	Visits *observe.Writer[storage.ObservedVisit]
 }
 
 // NewHandler returns the task handler; it fails when SearchURL is not a
@@ -84,7 +89,7 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, jobs: o.Jobs, searchURL: u, exits: o.Exits,
-		rotation: o.Rotation, onExit: o.CountExit, log: o.Logger, now: o.Now, observer: o.Observer}, nil
+		rotation: o.Rotation, onExit: o.CountExit, log: o.Logger, now: o.Now, observer: o.Observer, visits: o.Visits}, nil
 }
 
 // ProcessTask visits the page of one overview task and publishes the
@@ -109,6 +114,7 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	steps := map[string]time.Duration{}
 	res, err := h.visit(ctx, log, p, steps)
 	h.observe(ctx, start, res, err, steps)
+	h.recordVisit(ctx, p, start, err, steps)
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
 	}

@@ -163,7 +163,9 @@ func (s *suite) reads() error {
 		PID: s.pids[s.bare]}
 	off := extraSide{"limiter-off reads: the same GET, KISA_LIMIT_OTHER=0 (not a target)",
 		wrkTarget{URL: s.webOff + path, Headers: s.auth(), PID: s.pids[s.webOff]}}
-	return s.ab("reads: GET /v1/integrations/{id}, 64 connections", a, b, 0.8, off)
+	quiet := extraSide{"recording-off reads: the same GET, KISA_OBSERVATIONS=false (not a target)",
+		wrkTarget{URL: s.webQuiet + path, Headers: s.auth(), PID: s.pids[s.webQuiet]}}
+	return s.ab("reads: GET /v1/integrations/{id}, 64 connections", a, b, 0.8, off, quiet)
 }
 
 // hits: the overview of a cached query against one Redis GET.
@@ -181,7 +183,9 @@ func (s *suite) hits() error {
 	}
 	a := wrkTarget{URL: s.web + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body, PID: s.pids[s.web]}
 	b := wrkTarget{URL: s.bare + "/cache?" + url.Values{"key": {key}}.Encode(), PID: s.pids[s.bare]}
-	return s.ab("cache hits: POST overview of a cached query, 64 connections", a, b, 0.6)
+	quiet := extraSide{"recording-off cache hits: the same POST, KISA_OBSERVATIONS=false (not a target)",
+		wrkTarget{URL: s.webQuiet + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body, PID: s.pids[s.webQuiet]}}
+	return s.ab("cache hits: POST overview of a cached query, 64 connections", a, b, 0.6, quiet)
 }
 
 // cacheKey finds the one cached result's Redis key.

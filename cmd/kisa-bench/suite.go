@@ -55,17 +55,20 @@ type suite struct {
 	log     io.Writer
 	key     string // API key of the demo account
 	account string
-	integ   string         // an integration id of that account
-	token   string         // KISA_ADMIN_TOKEN
-	web     string         // base URL of kisa web
-	webOff  string         // base URL of a second kisa web with KISA_LIMIT_OTHER=0
-	fixture string         // base URL of serpfixture
-	bare    string         // base URL of the bare baselines
-	pids    map[string]int // of web, webOff and bare, by base URL
-	rdb     *redis.Client  // the suite's Redis, asked for its CPU time
-	worker  *proc
-	procs   []*proc
-	res     *report
+	integ   string // an integration id of that account
+	token   string // KISA_ADMIN_TOKEN
+	web     string // base URL of kisa web
+	webOff  string // base URL of a second kisa web with KISA_LIMIT_OTHER=0
+	// webQuiet is the base URL of a third kisa web with KISA_OBSERVATIONS=false:
+	// the reads and cache hits without recording, beside the figures with it.
+	webQuiet string
+	fixture  string         // base URL of serpfixture
+	bare     string         // base URL of the bare baselines
+	pids     map[string]int // of web, webOff and bare, by base URL
+	rdb      *redis.Client  // the suite's Redis, asked for its CPU time
+	worker   *proc
+	procs    []*proc
+	res      *report
 }
 
 func runSuite(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -194,6 +197,12 @@ func (s *suite) start() error {
 		// costs a read (an informational row beside the reads figure).
 		off := append(slices.Clone(web), "KISA_LIMIT_OTHER=0")
 		if s.webOff, err = s.startHTTP("kisa", off, "/readyz", "web"); err != nil {
+			return err
+		}
+	}
+	if s.only == nil || s.only["reads"] || s.only["hits"] {
+		quiet := append(slices.Clone(web), "KISA_OBSERVATIONS=false")
+		if s.webQuiet, err = s.startHTTP("kisa", quiet, "/readyz", "web"); err != nil {
 			return err
 		}
 	}

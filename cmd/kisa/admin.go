@@ -39,6 +39,7 @@ func adminCommands() []adminCommand {
 		{"account create", "create an account; prints {\"id\"}", defineAccountCreate},
 		{"account set-2fa", "record whether an account has 2FA enabled", defineSet2FA},
 		{"account set-limits", "set the per-minute budgets of an account's keys (null: the default)", defineSetLimits},
+		{"account store-queries", "record whether an account keeps the queries of its browser requests in its observations", defineSetStoreQueries},
 		{"account webhook-secret", "print the account's webhook signing secret, made on first use; --rotate makes a new one; prints {\"secret\"}", defineWebhookSecret},
 		{"key create", "create an API key; prints {\"id\",\"key\"} (the key is shown this once)", defineKeyCreate},
 		{"key revoke", "revoke an API key", defineKeyRevoke},

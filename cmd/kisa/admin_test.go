@@ -189,6 +189,13 @@ func TestAdminGoodInput(t *testing.T) {
 		{name: "account set-limits: 0 is no limit", args: []string{"account", "set-limits", "--account", acc.String(), "--ai", "0"},
 			want:  map[string]any{"id": acc.String(), "limit_ai": 0.0, "limit_other": nil},
 			check: limitsAre(e, acc, "0,null")},
+		{name: "account store-queries true", args: []string{"account", "store-queries", "--account", acc.String(), "--enabled", "true"},
+			want: map[string]any{"id": acc.String(), "store_queries": true},
+			check: func(t *testing.T, _ map[string]any) {
+				if n := countRows(t, e.db, `SELECT count(*) FROM accounts WHERE id = $1 AND store_queries`, acc); n != 1 {
+					t.Errorf("store_queries still off")
+				}
+			}},
 		{name: "key create with scopes", args: []string{"key", "create", "--account", acc.String(), "--scopes", "knowledgebase:read, overview:run"},
 			want: map[string]any{"id": anyID, "key": "<checked below>"},
 			check: func(t *testing.T, out map[string]any) {
@@ -290,7 +297,7 @@ func TestAdminBadInput(t *testing.T) {
 	acc := e.newCLIAccount(t, true)
 	a := acc.String()
 	unknown := uuid.NewString()
-	allowed := "knowledgebase:read, integrations:read, secrets:read, overview:run, completions:run, monitors"
+	allowed := "knowledgebase:read, integrations:read, secrets:read, overview:run, completions:run, monitors, observations:read, usage:read"
 	metaHint := `must be a JSON object, e.g. '{"url":"https://example.com"}'`
 	limitHint := "must be a whole number from 0 (no limit) to 1000000000, or default"
 	tests := []struct {

@@ -55,6 +55,8 @@ func clientCommands() []clientCommand {
 		{"jobs get", "<id>", "show one async overview job", withID(overviewJobs + "/")},
 		{"jobs wait", "<id>", "poll an async overview job until it has ended, then show it", defineJobsWait},
 		{"batch get", "<id>", "show one batch of async overview jobs", withID(overviewBatches + "/")},
+		{"observations", "", "list the account's requests with their traces, newest first", defineObservations},
+		{"usage", "", "show the account's use per day and key (billable: billableResults)", defineUsage},
 	}
 }
 

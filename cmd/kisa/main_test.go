@@ -57,7 +57,7 @@ func TestHelp(t *testing.T) {
 				"  -account value",
 				"    \taccount id (required)",
 				"  -scopes string",
-				"    \tcomma-separated scopes (default all: knowledgebase:read,integrations:read,secrets:read,overview:run,completions:run,monitors)",
+				"    \tcomma-separated scopes (default all: knowledgebase:read,integrations:read,secrets:read,overview:run,completions:run,monitors,observations:read,usage:read)",
 			}},
 		{name: "kisa admin secret create -h", args: []string{"admin", "secret", "create", "-h"}, wantErr: flag.ErrHelp,
 			wantOuts: []string{"  -account value", "  -name string", "  -value string",

@@ -67,12 +67,16 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	if dashboard != nil {
 		defer dashboard.Close()
 	}
+	reg := ops.NewRegistry()
+	recorder := newObservationWriter(cfg, db, reg, log)
+	defer closeWriter(recorder, log)
 	srv := api.New(api.Options{
 		DB: db, Secrets: secrets, KeyPrefix: cfg.APIKeyPrefix, DocsURL: cfg.DocsURL,
 		KeyCacheTTL: cfg.KeyCacheTTL, Logger: log,
 		Limits: api.Limits{Redis: shared, AI: cfg.LimitAI, Other: cfg.LimitOther, Concurrent: cfg.LimitConcurrent,
 			Hold: cfg.OverviewTimeout + 30*time.Second},
-		Registry: ops.NewRegistry(), AdminToken: cfg.AdminToken, Dashboard: dashboardHandler(dashboard),
+		Observations: recorder, TrustedProxies: cfg.TrustedProxies,
+		Registry: reg, AdminToken: cfg.AdminToken, Dashboard: dashboardHandler(dashboard),
 		Countries:   cfg.Proxies,
 		Overviews:   overviews,
 		Jobs:        newJobs(cfg, overviews, db, secrets, log),

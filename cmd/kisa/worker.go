@@ -13,6 +13,7 @@ import (
 	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/monitor"
+	"github.com/kisa-dev/kisa/observe"
 	"github.com/kisa-dev/kisa/ops"
 
 	"github.com/redis/go-redis/v9"
@@ -77,7 +78,9 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots,
+	visits := newVisitWriter(cfg, db, reg, log)
+	defer closeWriter(visits, log)
+	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots, Visits: visits,
 		Results: results, Jobs: js, SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
 		Rotation: storage.NewExitRotation(rdb, redisPrefix, cfg.ProxyCooldown), CountExit: metrics.ExitVisit,
 		Logger: log, Observer: metrics})
@@ -90,7 +93,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer srv.Shutdown()
-	stop, err := startAux(rdb, js, mons, log)
+	stop, err := startAux(rdb, js, mons, observe.NewMaintainer(db, cfg.ObservationRetention, nil, log), log)
 	if err != nil {
 		return err
 	}
@@ -128,15 +131,20 @@ func serveWorkerOps(ctx context.Context, cfg config.Config, h http.Handler, log 
 
 // startAux starts the webhook and maintenance server and the scheduler;
 // stop shuts both down.
-func startAux(rdb *redis.Client, js *overview.Jobs, mons *monitor.Service, log *slog.Logger) (stop func(), err error) {
+func startAux(rdb *redis.Client, js *overview.Jobs, mons *monitor.Service, m *observe.Maintainer, log *slog.Logger) (stop func(), err error) {
 	aux := worker.NewAuxServer(rdb, log)
-	if err := aux.Start(worker.AuxMux(js, mons)); err != nil {
-		return nil, fmt.Errorf("start webhook server: %w", err)
-	}
+	mux := worker.AuxMux(js, mons)
 	sched, err := worker.NewScheduler(rdb, log)
 	if err == nil {
-		err = sched.Start()
+		err = handleObservationMaintenance(mux, sched, m)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("start scheduler: %w", err)
+	}
+	if err := aux.Start(mux); err != nil {
+		return nil, fmt.Errorf("start webhook server: %w", err)
+	}
+	err = sched.Start()
 	if err != nil {
 		aux.Shutdown()
 		return nil, fmt.Errorf("start scheduler: %w", err)
