@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kisa-dev/kisa/monitor"
+	"github.com/kisa-dev/kisa/serpfixture"
+	"github.com/kisa-dev/kisa/testenv"
+)
+
+// TestMonitorsEndToEnd runs a monitor through real web and two worker
+// processes, Chromium and the fixture search engine, whose answers change
+// between runs: the scheduled run happens once although both workers
+// schedule it, and the runs produce every change event, one webhook per
+// run with changes, the history and the visibility.
+func TestMonitorsEndToEnd(t *testing.T) {
+	s := startStack(t, stackOptions{waitTimeout: "60s", noWorker: true,
+		env:     []string{"KISA_WEBHOOK_ALLOW_PRIVATE=true", "KISA_LIMIT_OTHER=0"},
+		fixture: serpfixture.Options{OverviewDelay: 200 * time.Millisecond}})
+	_, logs1 := s.startProcess(t, "worker")
+	_, logs2 := s.startProcess(t, "worker")
+	// Both schedulers run once their process says it started.
+	waitFor(t, 2*time.Minute, func() bool {
+		return strings.Contains(logs1.String(), `"msg":"worker started"`) && strings.Contains(logs2.String(), `"msg":"worker started"`)
+	}, "both workers to start")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker logs:\n%s\n%s", logs1, logs2)
+		}
+	})
+	db := testenv.Postgres(t)
+	_, key := newAccountKey(t, db)
+	rcv := newReceiver(t, 0)
+	links := func(urls ...string) []serpfixture.VariantLink {
+		out := make([]serpfixture.VariantLink, len(urls))
+		for i, u := range urls {
+			out[i] = serpfixture.VariantLink{Title: "Page " + fmt.Sprint(i), URL: u, Site: "Site"}
+		}
+		return out
+	}
+	trail := "trail running shoes " + testenv.RandomHex(3)
+	road := "road running shoes " + testenv.RandomHex(3)
+	s.fixture.SetVariant(trail, serpfixture.Variant{Kind: serpfixture.VariantOverview,
+		Paragraphs: []string{"Trail shoes need grippy soles and a protective toe cap for rocky ground."},
+		Links:      links("https://shop.example.com/trail", "https://guide.example.org/", "https://forum.example.net/t")})
+	s.fixture.SetVariant(road, serpfixture.Variant{Kind: serpfixture.VariantNone})
+
+	// A daily schedule at the next minute at least 45 s away: both
+	// workers' schedulers sync (every 30 s) before it fires.
+	at := time.Now().UTC().Add(105 * time.Second).Truncate(time.Minute)
+	body := fmt.Sprintf(`{"name":"Shoes","schedule":{"type":"daily","time":"%s"},"watch":{"domains":["example.com"]},
+		"webhook":{"url":%q},"targets":[{"query":%q,"countryCode":"us","languageCode":"en"},{"query":%q,"countryCode":"us","languageCode":"en"}]}`,
+		at.Format("15:04"), rcv.url+"/monitor", trail, road)
+	status, _, raw := call(t, http.MethodPost, s.base+"/v1/monitors", key, body)
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %s", status, raw)
+	}
+	mon := dataOf[monitor.View](t, raw)
+	base := s.base + "/v1/monitors/" + mon.ID
+
+	first := waitRun(t, s, key, base, func(r monitor.RunView) bool { return r.Trigger == monitor.TriggerSchedule }, time.Until(at)+3*time.Minute)
+	if !first.Slot.Equal(at) || first.Counts != (monitor.RunCounts{Targets: 2, Read: 2}) {
+		t.Errorf("scheduled run = %+v, want slot %s and 2 targets read", first, at)
+	}
+	if runs := listRuns(t, base, key); len(runs) != 1 {
+		t.Errorf("%d runs after the scheduled one, want 1 (two schedulers, one run): %+v", len(runs), runs)
+	}
+
+	// Second run: the trail overview drops example.com, adds a source,
+	// moves one and is rewritten; the road overview appears citing it.
+	s.fixture.SetVariant(trail, serpfixture.Variant{Kind: serpfixture.VariantOverview,
+		Paragraphs: []string{"For trails, choose shoes by the terrain: mud wants deep lugs, dry rock a sticky rubber."},
+		Links:      links("https://forum.example.net/t", "https://guide.example.org/", "https://new.example.io/")})
+	s.fixture.SetVariant(road, serpfixture.Variant{Kind: serpfixture.VariantOverview,
+		Paragraphs: []string{"Road shoes favour cushioning."}, Links: links("https://www.example.com/road")})
+	second := runNow(t, s, key, base)
+	// Third run: the road overview disappears; the trail one is unchanged.
+	s.fixture.SetVariant(road, serpfixture.Variant{Kind: serpfixture.VariantNone})
+	third := runNow(t, s, key, base)
+
+	kinds := map[string][]string{}
+	status, _, raw = call(t, http.MethodGet, base+"/changes?since=2000-01-01", key, "")
+	if status != http.StatusOK {
+		t.Fatalf("changes: %d %s", status, raw)
+	}
+	for _, c := range dataOf[monitor.Page[monitor.ChangeView]](t, raw).Items {
+		kinds[c.RunID] = append(kinds[c.RunID], c.Target.Query+" "+c.Kind)
+	}
+	want2 := []string{trail + " source.removed", trail + " source.moved", trail + " source.added", trail + " text.changed",
+		trail + " domain.uncited", road + " overview.appeared", road + " domain.cited"}
+	want3 := []string{road + " overview.disappeared", road + " domain.uncited"}
+	for _, c := range []struct {
+		run  monitor.RunView
+		want []string
+	}{{first, nil}, {second, want2}, {third, want3}} {
+		got := kinds[c.run.ID]
+		slices.Sort(got)
+		slices.Sort(c.want)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("changes of run %s:\n got %v\nwant %v", c.run.ID, got, c.want)
+		}
+	}
+	if second.Counts.Changed != 2 || third.Counts.Changed != 1 {
+		t.Errorf("changed counts %d, %d; want 2, 1", second.Counts.Changed, third.Counts.Changed)
+	}
+
+	// One webhook per run with changes, signed, carrying its changes.
+	waitFor(t, 60*time.Second, func() bool { return len(rcv.deliveries()) >= 2 }, "two monitor.changed webhooks")
+	for _, d := range rcv.deliveries() {
+		var ev monitor.ChangedBody
+		if err := json.Unmarshal(d.body, &ev); err != nil || ev.Event != "monitor.changed" || len(ev.Changes) == 0 ||
+			(ev.Run.ID != second.ID && ev.Run.ID != third.ID) || d.signature == "" {
+			t.Errorf("webhook %s (%v)", d.body, err)
+		}
+	}
+	if n := len(rcv.deliveries()); n != 2 {
+		t.Errorf("%d webhooks, want 2", n)
+	}
+
+	// History: three readings of the trail target; CSV one row per source.
+	target := mon.Targets[0].ID
+	status, _, raw = call(t, http.MethodGet, base+"/targets/"+target+"/history?from=2000-01-01", key, "")
+	h := dataOf[monitor.History](t, raw)
+	if status != http.StatusOK || len(h.Readings) != 3 || len(h.Readings[0].Sources) != 3 || h.Readings[0].Screenshots == nil {
+		t.Errorf("history: %d %.600s", status, raw)
+	}
+	status, _, raw = call(t, http.MethodGet, base+"/targets/"+target+"/history?from=2000-01-01&format=csv", key, "")
+	if rows := strings.Count(string(raw), "\n"); status != http.StatusOK || rows != 1+3*3 {
+		t.Errorf("CSV: %d, %d lines:\n%s", status, rows, raw)
+	}
+	status, _, raw = call(t, http.MethodGet, base+"/visibility?from=2000-01-01&groupBy=country", key, "")
+	vis := dataOf[monitor.Visibility](t, raw)
+	if status != http.StatusOK || len(vis.Groups) != 1 || vis.Groups[0].Targets != 2 || vis.Groups[0].Domains[0].Domain != "example.com" {
+		t.Errorf("visibility: %d %s", status, raw)
+	}
+}
+
+// runNow starts a run by hand and waits until it is done.
+func runNow(t *testing.T, s *stack, key, base string) monitor.RunView {
+	t.Helper()
+	status, _, raw := call(t, http.MethodPost, base+"/run", key, "")
+	if status != http.StatusAccepted {
+		t.Fatalf("run now: %d %s", status, raw)
+	}
+	id := dataOf[monitor.RunView](t, raw).ID
+	return waitRun(t, s, key, base, func(r monitor.RunView) bool { return r.ID == id }, 3*time.Minute)
+}
+
+// waitRun waits for a run that match selects to be done, and returns it.
+func waitRun(t *testing.T, s *stack, key, base string, match func(monitor.RunView) bool, within time.Duration) monitor.RunView {
+	t.Helper()
+	var found monitor.RunView
+	waitFor(t, within, func() bool {
+		for _, r := range listRuns(t, base, key) {
+			if match(r) && r.Status != "running" {
+				found = r
+				return true
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+		return false
+	}, "a monitor run")
+	return found
+}
+
+func listRuns(t *testing.T, base, key string) []monitor.RunView {
+	t.Helper()
+	status, _, raw := call(t, http.MethodGet, base+"/runs", key, "")
+	if status != http.StatusOK {
+		t.Fatalf("runs: %d %s", status, raw)
+	}
+	return dataOf[monitor.Page[monitor.RunView]](t, raw).Items
+}
