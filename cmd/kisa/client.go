@@ -44,7 +44,7 @@ const (
 )
 
 func clientCommands() []clientCommand {
-	return []clientCommand{
+	return append([]clientCommand{
 		{"knowledgebase", "", "list the account's knowledge-base clusters", noFlags(http.MethodGet, "/v1/knowledgebase")},
 		{"integrations", "", "list the account's integrations", noFlags(http.MethodGet, "/v1/integrations")},
 		{"integration", "<id>", "show one integration", withID("/v1/integrations/")},
@@ -57,7 +57,7 @@ func clientCommands() []clientCommand {
 		{"batch get", "<id>", "show one batch of async overview jobs", withID(overviewBatches + "/")},
 		{"observations", "", "list the account's requests with their traces, newest first", defineObservations},
 		{"usage", "", "show the account's use per day and key (billable: billableResults)", defineUsage},
-	}
+	}, monitorCommands()...)
 }
 
 // runClient dispatches `kisa client ...`: each command calls the API at
@@ -114,6 +114,10 @@ func printData(e env, v any, err error) error {
 			b, _ := json.MarshalIndent(apiErr, "", "  ")
 			fmt.Fprintf(e.stderr, "%s\n", b)
 		}
+		return err
+	}
+	if raw, ok := v.(rawOutput); ok {
+		_, err := e.stdout.Write(raw)
 		return err
 	}
 	b, err := json.MarshalIndent(v, "", "  ")

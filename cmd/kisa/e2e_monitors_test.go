@@ -139,6 +139,28 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	if status != http.StatusOK || len(vis.Groups) != 1 || vis.Groups[0].Targets != 2 || vis.Groups[0].Domains[0].Domain != "example.com" {
 		t.Errorf("visibility: %d %s", status, raw)
 	}
+
+	// The same through `kisa client monitors ...`.
+	env := testenv.Environ(append(append([]string{}, s.environ...), "KISA_URL="+s.base, "KISA_API_KEY="+key)...)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"runs", mon.ID}, second.ID},
+		{[]string{"changes", mon.ID, "--since", "2000-01-01T00:00:00Z"}, "overview.disappeared"},
+		{[]string{"history", mon.ID, target, "--from", "2000-01-01T00:00:00Z", "--csv"}, "time,status,failure,query"},
+		{[]string{"visibility", mon.ID, "--group-by", "country"}, `"citedShare"`},
+		{[]string{"update", mon.ID, "--pause"}, `"paused": true`},
+		{[]string{"delete", mon.ID}, mon.ID},
+	} {
+		out, errOut, err := cliRun(t, env, "", append([]string{"client", "monitors"}, c.args...)...)
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("kisa client monitors %v: %v %s\n%.800s", c.args, err, errOut, out)
+		}
+	}
+	if status, _, _ := call(t, http.MethodGet, base, key, ""); status != http.StatusNotFound {
+		t.Errorf("deleted monitor: %d, want 404", status)
+	}
 }
 
 // runNow starts a run by hand and waits until it is done.
