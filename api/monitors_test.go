@@ -28,7 +28,9 @@ func newMonitorService(o *Options, rdb *redis.Client, shots *storage.Screenshots
 		Secrets: o.Secrets, HTTP: o.Webhooks.Client(), Limits: monitor.DefaultLimits, Now: o.Now, Logger: o.Logger})
 }
 
-const monitorBody = `{"name":"Frogs","schedule":{"type":"daily","time":"06:00"},
+// monitorBody is paused: every worker's scheduler (of other tests too)
+// reads the shared test database's active monitors.
+const monitorBody = `{"name":"Frogs","schedule":{"type":"daily","time":"06:00"},"paused":true,
 	"targets":[{"query":"cached frogs","countryCode":"us","languageCode":"en"},{"query":"tree frogs","countryCode":"us","languageCode":"en"}],
 	"watch":{"domains":["nature.example"]}}`
 
@@ -117,7 +119,7 @@ func (f *openapiFixture) monitorExchanges(tb testing.TB) []exchange {
 	add("history unknown target", m, req("GET", base+"/targets/"+uuid.NewString()+"/history", f.key, ""), 404, "")
 	add("history bad format", m, req("GET", hist+"?format=xml", f.key, ""), 422, "")
 	for _, op := range []struct{ method, path, body string }{
-		{"POST", monitorsPath, monitorBody}, {"GET", monitorsPath, ""}, {"GET", base, ""}, {"PATCH", base, `{"paused":false}`},
+		{"POST", monitorsPath, monitorBody}, {"GET", monitorsPath, ""}, {"GET", base, ""}, {"PATCH", base, `{"name":"x"}`},
 		{"DELETE", base, ""}, {"POST", base + "/run", ""}, {"GET", base + "/runs", ""}, {"GET", base + "/changes", ""},
 		{"GET", base + "/visibility", ""}, {"GET", hist, ""},
 	} {

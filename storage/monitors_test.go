@@ -25,7 +25,7 @@ func newMonitor(tb testing.TB, db *storage.DB, account uuid.UUID, targets ...sto
 	id, _ := uuid.NewV7()
 	m, err := db.CreateMonitor(context.Background(), account, id, storage.MonitorDef{Name: "m",
 		Schedule: json.RawMessage(`{"type":"hourly"}`), Cron: "0 * * * *", WatchDomains: []string{"example.com"},
-		Targets: targets})
+		Targets: targets, Paused: true}) // paused: workers of other tests schedule the shared database's active monitors
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestMonitorsCRUD(t *testing.T) {
 	ctx := context.Background()
 	acc, other := newAccount(t, db, false), newAccount(t, db, false)
 	m := newMonitor(t, db, acc.ID, target("a", "us"), target("b", "us"))
-	if m.Targets != 2 || m.Name != "m" || m.Cron != "0 * * * *" || !cmp.Equal([]string(m.WatchDomains), []string{"example.com"}) {
+	if m.Targets != 2 || m.Name != "m" || !m.Paused || m.Cron != "0 * * * *" || !cmp.Equal([]string(m.WatchDomains), []string{"example.com"}) {
 		t.Errorf("created %+v", m)
 	}
 	if _, err := db.Monitor(ctx, other.ID, m.ID); !errors.Is(err, kisa.NotFound) {

@@ -20,8 +20,11 @@ import (
 // schedule it, and the runs produce every change event, one webhook per
 // run with changes, the history and the visibility.
 func TestMonitorsEndToEnd(t *testing.T) {
+	// A database of its own: the workers schedule every active monitor
+	// they find, and other tests' monitors are none of this test's.
+	db, dbURL := testenv.OwnPostgres(t)
 	s := startStack(t, stackOptions{waitTimeout: "60s", noWorker: true,
-		env:     []string{"KISA_WEBHOOK_ALLOW_PRIVATE=true", "KISA_LIMIT_OTHER=0"},
+		env:     []string{"KISA_WEBHOOK_ALLOW_PRIVATE=true", "KISA_LIMIT_OTHER=0", "DATABASE_URL=" + dbURL},
 		fixture: serpfixture.Options{OverviewDelay: 200 * time.Millisecond}})
 	_, logs1 := s.startProcess(t, "worker")
 	_, logs2 := s.startProcess(t, "worker")
@@ -34,7 +37,6 @@ func TestMonitorsEndToEnd(t *testing.T) {
 			t.Logf("worker logs:\n%s\n%s", logs1, logs2)
 		}
 	})
-	db := testenv.Postgres(t)
 	_, key := newAccountKey(t, db)
 	rcv := newReceiver(t, 0)
 	links := func(urls ...string) []serpfixture.VariantLink {
