@@ -227,7 +227,7 @@ func TestMonitorLimitsAndPatch(t *testing.T) {
 		patched.Data.Targets[0].Query != "Tree Frogs" || patched.Data.Targets[1].ID == created.Data.Targets[0].ID {
 		t.Errorf("targets after PATCH = %+v; before %+v", patched.Data.Targets, created.Data.Targets)
 	}
-	hourly := do(t, srv, request("PATCH", monitorsPath+"/"+created.Data.ID, key, `{"schedule":{"type":"hourly"},"targets":[{"query":"a"},{"query":"b"},{"query":"c"},{"query":"d","countryCode":"de"},{"query":"e"}]}`))
+	hourly := do(t, srv, request("PATCH", monitorsPath+"/"+created.Data.ID, key, `{"paused":false,"schedule":{"type":"hourly"},"targets":[{"query":"a"},{"query":"b"},{"query":"c"},{"query":"d","countryCode":"de"},{"query":"e"}]}`))
 	if hourly.Status != 422 || !strings.Contains(hourly.Body, `"schedule":"this account's monitors may read at most 100 targets a day`) {
 		t.Errorf("hourly monitor of 5 targets past 100 a day: %d %s", hourly.Status, hourly.Body)
 	}
