@@ -12,7 +12,16 @@
 //     "mobile app development", an earlier generation of the overview with
 //     its sources as cards inside it (about 3.4 MB; MaulikBorsaniya/seotool);
 //   - sorry-captcha.html: the "unusual traffic" CAPTCHA page shown instead
-//     of results to a blocked client (gitronald/WebSearcher, GPL-3.0).
+//     of results to a blocked client (gitronald/WebSearcher, GPL-3.0);
+//   - aimode-chrome-beta-download-location.html: an AI Mode conversation
+//     of June 2026, five turns (a question and four follow-ups) with their
+//     answers, side panels of sources and citation chips, as the
+//     conversation's root element (not a whole page); saved from the
+//     browser by others (lowestprime/google-ai-canvas-exporter, file
+//     dev_artifacts/Fix_Chrome_Beta_Download_Location_Input_Example.html).
+//     Stored here with its scripts, style sheets and SVG paths removed
+//     (848 KB to 652 KB); the markup is otherwise as saved. Its chips'
+//     data comments carry no links, so its citations are empty.
 package captured
 
 import "embed"
@@ -22,6 +31,7 @@ const (
 	FrogsPage     = "aio-why-are-frogs-green.html"
 	MobileAppPage = "aio-mobile-app-development-2025.html"
 	CaptchaPage   = "sorry-captcha.html"
+	AIModePage    = "aimode-chrome-beta-download-location.html"
 )
 
 // FS holds the captured pages at its root, under the names above.

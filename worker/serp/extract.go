@@ -13,8 +13,7 @@ import (
 
 // Extract reads the AI overview from the HTML of a whole results page
 // (document.documentElement.outerHTML once the overview was expanded),
-// with the first generation (generation.go) whose answer column is in the
-// overview block.
+// with the generation (generation.go) that reads the whole answer.
 //
 // Paragraphs are the overview's blocks in document order: each paragraph,
 // each heading and each list item is a block of its own. A list item's
@@ -57,8 +56,8 @@ func GenerationOf(page string) string {
 	if err != nil {
 		return ""
 	}
-	g, _, _ := generationOf(doc.Find(OverviewContainer).First())
-	return g.name
+	r, _ := readAnswer(doc.Find(OverviewContainer).First())
+	return r.g.name
 }
 
 // parse reads an HTML page into a goquery document.
@@ -86,15 +85,12 @@ func emptyOverview() kisa.Overview {
 func extractDoc(doc *goquery.Document) kisa.Overview {
 	ov := emptyOverview()
 	box := doc.Find(OverviewContainer).First()
-	g, answer, ok := generationOf(box)
-	if !ok {
+	r, ok := readAnswer(box)
+	if !ok || len(r.blocks) == 0 {
 		return ov
 	}
-	blocks := g.readBlocks(answer)
-	if len(blocks) == 0 {
-		return ov
-	}
-	chips, sources := g.links(doc, box)
+	blocks := r.blocks
+	chips, sources := r.g.links(doc, box)
 	var texts []string
 	for _, b := range blocks {
 		p := kisa.Paragraph{Text: b.text, Citations: citationsOf(b.chips, chips)}

@@ -229,11 +229,11 @@ func TestExtractBlocks(t *testing.T) {
 }
 
 // loadingPage is an overview block whose answer has not streamed in yet.
-const loadingPage = `<html><body><h1>AI Overview</h1><div jscontroller="EYwa3d"><div id="m-x-content"><div data-xid="VpUvz"></div></div></div></body></html>`
+const loadingPage = `<html><body><h1>AI Overview</h1><div jscontroller="EYwa3d"><div id="m-x-content"><div data-subtree="aimc"><div class="mZJni"></div></div></div></div></body></html>`
 
 // overviewPage wraps answer markup into a minimal overview block.
 func overviewPage(answer string) string {
-	return `<html><body><div jscontroller="EYwa3d"><div id="m-x-content"><div data-xid="VpUvz">` +
+	return `<html><body><div jscontroller="EYwa3d"><div id="m-x-content"><div class="mZJni" data-container-id="main-col">` +
 		answer + `</div></div></div></body></html>`
 }
 
@@ -342,8 +342,8 @@ func TestExtractPartial(t *testing.T) {
 	tests := []struct {
 		name, page, want string
 	}{
-		{name: "2026", want: "First paragraph.",
-			page: `<div jscontroller="EYwa3d"><div id="m-x-content"><div data-xid="VpUvz"><div class="Y3BBE">First paragraph.</div></div></div></div>`},
+		{name: "aimc", want: "First paragraph.",
+			page: `<div jscontroller="EYwa3d"><div id="m-x-content"><div data-subtree="aimc"><div class="mZJni"><div class="Y3BBE">First paragraph.</div></div></div></div></div>`},
 		{name: "2025", want: "Mobile apps are built in steps.",
 			page: `<div jscontroller="EYwa3d"><div id="m-x-content"><div jsname="dvXlsc"><div class="rPeykc"><span>Mobile apps are built in steps.</span></div></div>` +
 				`<ul><li class="LLtSOc"><a class="KEVENd" href="https://a.example/x" aria-label="A title"></a></li></ul></div></div>`},
@@ -371,7 +371,7 @@ func TestExtractFixtureEdgeCases(t *testing.T) {
 		unrecognised      bool
 		generation, start string
 	}{
-		{query: serpfixture.StalledQuery, has: true, generation: "2026", start: "“stalled stream” is answered"},
+		{query: serpfixture.StalledQuery, has: true, generation: "aimc", start: "“stalled stream” is answered"},
 		{query: serpfixture.UnknownQuery, complete: true, unrecognised: true},
 		{query: serpfixture.SearchingQuery, complete: true},
 		{query: serpfixture.GenerateQuery, complete: true},

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -56,4 +57,65 @@ func isInterfaceLine(s string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzExtractAIMode checks that ExtractAIMode never panics, never returns
+// nil lists, and that an answer's text is its paragraphs joined and holds
+// no interface line. Run it longer with
+// go test ./worker/serp -run '^$' -fuzz FuzzExtractAIMode -fuzztime 60s.
+func FuzzExtractAIMode(f *testing.F) {
+	f.Add(`<div data-scope-id="turn"><span role="heading" aria-level="2">q</span><div data-subtree="aimc"><div class="mZJni"><div class="Y3BBE">A <a href="https://x.example/">x</a></div></div></div></div>`)
+	f.Add(`<div role="alert">AI Mode is not available in your country</div>`)
+	f.Add(`<div data-subtree="aimc" aria-busy="true"><div data-container-id="main-col"><li>Generating</li></div></div>`)
+	f.Fuzz(func(t *testing.T, page string) {
+		res, err := serp.ExtractAIMode(page)
+		if res.Turns == nil {
+			t.Fatal("nil turns")
+		}
+		if err != nil {
+			return
+		}
+		if res.HasAnswer == (res.Reason != "") {
+			t.Fatalf("HasAnswer %v with reason %q", res.HasAnswer, res.Reason)
+		}
+		for _, turn := range append([]kisa.AnswerTurn{res.AnswerTurn}, res.Turns...) {
+			if turn.Paragraphs == nil || turn.Citations == nil || turn.Sources == nil || turn.RelatedLinks == nil {
+				t.Fatalf("nil list in %+v", turn)
+			}
+			texts := make([]string, 0, len(turn.Paragraphs))
+			for _, p := range turn.Paragraphs {
+				if p.Text == "" || isInterfaceLine(p.Text) {
+					t.Fatalf("paragraph %q is empty or an interface line", p.Text)
+				}
+				texts = append(texts, p.Text)
+			}
+			if turn.Text != strings.Join(texts, "\n") {
+				t.Fatalf("Text %q is not the paragraphs joined", turn.Text)
+			}
+		}
+	})
+}
+
+// FuzzExtractWeb checks that ExtractWeb never panics, numbers organic
+// results from 1 and gives each an http(s) URL (a redirect through the
+// search engine's relative /url?q= is resolved or dropped). Run it longer with
+// go test ./worker/serp -run '^$' -fuzz FuzzExtractWeb -fuzztime 60s.
+func FuzzExtractWeb(f *testing.F) {
+	f.Add(`<div id="rso"><div class="g"><a href="/url?q=https://a.example/"><h3>A</h3></a><div class="VwiC3b">s</div></div></div>`)
+	f.Add(`<div id="search"><div id="tads"><a href="https://ad.example/"><h3>Ad</h3></a></div></div>`)
+	f.Add(`<div id="rso"><div><div role="heading" aria-level="2">Videos</div><a href="https://v.example/"><h3>V</h3></a></div></div>`)
+	f.Fuzz(func(t *testing.T, page string) {
+		res, err := serp.ExtractWeb(page)
+		if res.Organic == nil {
+			t.Fatal("nil organic")
+		}
+		if err != nil {
+			return
+		}
+		for i, r := range res.Organic {
+			if r.Position != i+1 || !strings.HasPrefix(r.URL, "http") {
+				t.Fatalf("organic result %d = %+v", i, r)
+			}
+		}
+	})
 }

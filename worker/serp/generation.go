@@ -3,6 +3,7 @@ package serp
 import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/kisa-dev/kisa"
+	"golang.org/x/net/html"
 )
 
 // generation describes one generation of the overview's markup: where its
@@ -13,7 +14,7 @@ import (
 // generation is one file like gen2026.go, one entry in generations, and
 // its pages in testdata/.
 type generation struct {
-	// name identifies the generation in logs and tests, e.g. "2026".
+	// name identifies the generation in logs and tests, e.g. "aimc".
 	name string
 	// answer is the answer column inside the overview container; its
 	// presence tells this generation.
@@ -32,7 +33,7 @@ type generation struct {
 }
 
 // generations are the known generations, newest first.
-var generations = []generation{gen2026, gen2025}
+var generations = []generation{aimc, gen2025}
 
 // Generations returns the names of the generations Extract reads, newest
 // first.
@@ -44,13 +45,62 @@ func Generations() []string {
 	return names
 }
 
-// generationOf returns the generation whose answer column is in box, and
-// that column; ok is false when none is.
-func generationOf(box *goquery.Selection) (g generation, answer *goquery.Selection, ok bool) {
+// reading is one generation's reading of an answer: its column and
+// blocks.
+type reading struct {
+	g      generation
+	column *html.Node
+	blocks []block
+}
+
+// readAnswer reads box with every generation whose answer column is in
+// it and returns the reading of the whole answer; ok is false when no
+// generation's column is in box. A column that holds another generation's
+// column is a wrapper around the answer and its side panels, not the
+// answer (the captured 2026 page has the 2025 column around the aimc
+// one); of the others, the reading with the most text wins, the first of
+// equals.
+func readAnswer(box *goquery.Selection) (best reading, ok bool) {
+	var rs []reading
 	for _, g := range generations {
 		if a := box.Find(g.answer).First(); a.Length() > 0 {
-			return g, a, true
+			rs = append(rs, reading{g: g, column: a.Get(0), blocks: g.readBlocks(a)})
 		}
 	}
-	return generation{}, nil, false
+	most := -1
+	for _, r := range rs {
+		if n := textLength(r.blocks); n > most && !wraps(r, rs) {
+			best, most, ok = r, n, true
+		}
+	}
+	return best, ok
+}
+
+// wraps reports whether r's column holds the column of another reading.
+func wraps(r reading, rs []reading) bool {
+	for _, o := range rs {
+		if o.column != r.column && contains(r.column, o.column) {
+			return true
+		}
+	}
+	return false
+}
+
+// contains reports whether n is an ancestor of d.
+func contains(n, d *html.Node) bool {
+	for p := d.Parent; p != nil; p = p.Parent {
+		if p == n {
+			return true
+		}
+	}
+	return false
+}
+
+// textLength is the length of the blocks' text.
+func textLength(blocks []block) int {
+	n := 0
+	for _, b := range blocks {
+		n += len(b.text)
+	}
+	return n
 }

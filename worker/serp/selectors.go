@@ -1,10 +1,12 @@
-// Package serp knows the search engine's results page. Every selector and
+// Package serp knows the search engine's pages. Every selector and
 // phrase the worker relies on lives in this package: the hooks every
-// generation of the page shares in this file, and each generation of the
-// AI overview's markup in a file of its own (gen2026.go, gen2025.go, see
-// generation.go). The browser's in-page checks use the same constants.
-// Extraction (HTML to kisa.Overview) is a pure function, tested on the
-// saved pages in testdata/.
+// generation of the results page shares in this file, each generation of
+// the AI overview's markup in a file of its own (aimc.go, gen2025.go, see
+// generation.go), AI Mode's page in aimode.go and the organic results in
+// web.go. The browser's in-page checks use the same constants.
+// Extraction (HTML to kisa.Overview, kisa.AIModeResult, kisa.WebResults)
+// is a pure function per surface, tested on the saved pages in testdata/
+// and serpfixture/captured.
 package serp
 
 // Hooks of the results page that every generation shares. Google changes

@@ -1,0 +1,65 @@
+package kisa
+
+// The results page has more surfaces than the AI overview (overview.go):
+// Google's AI Mode, the conversational answer at udm=50, and the organic
+// web results of the results page. Each is what one extractor reads from
+// one kind of page.
+
+// Link is a web page an answer offers beyond its sources: a link in the
+// answer's text.
+type Link struct {
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Source string `json:"source"`
+}
+
+// AnswerTurn is one answer of an AI Mode conversation: to the query, or
+// to one follow-up prompt asked after it.
+type AnswerTurn struct {
+	// Query is the prompt the turn answers, as the page shows it.
+	Query string `json:"query"`
+	// Complete is false when the answer was still streaming when the
+	// page was read.
+	Complete     bool        `json:"complete"`
+	Text         string      `json:"text"`
+	Paragraphs   []Paragraph `json:"paragraphs"`
+	Citations    []Citation  `json:"citations"`
+	Sources      []Source    `json:"sources"`
+	RelatedLinks []Link      `json:"relatedLinks"`
+}
+
+// Reasons why an AI Mode page holds no answer (AIModeResult.Reason).
+const (
+	// ReasonNotAvailable: the page says that AI Mode is not offered in
+	// the country (or language) of the request, e.g. in France.
+	ReasonNotAvailable = "not_available"
+)
+
+// AIModeResult is what extraction reads from an AI Mode page: the answer
+// to the query (the first turn, inline) and one entry per follow-up in
+// Turns.
+type AIModeResult struct {
+	// HasAnswer is false when the page holds no answer; Reason says why.
+	HasAnswer bool   `json:"hasAnswer"`
+	Reason    string `json:"reason,omitempty"`
+	AnswerTurn
+	// Turns are the answers to the follow-up prompts, in order.
+	Turns []AnswerTurn `json:"turns"`
+}
+
+// OrganicResult is one organic web result of a results page.
+type OrganicResult struct {
+	// Position is 1-based and counts organic results only.
+	Position int    `json:"position"`
+	Title    string `json:"title"`
+	// URL is the target page, not a redirect through the search engine.
+	URL         string `json:"url"`
+	Description string `json:"description"`
+}
+
+// WebResults is what extraction reads from a results page's organic
+// results; ads, "People also ask", videos, maps and the AI overview are
+// not among them.
+type WebResults struct {
+	Organic []OrganicResult `json:"organic"`
+}

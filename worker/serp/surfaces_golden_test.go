@@ -1,0 +1,84 @@
+package serp_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/serpfixture/captured"
+	"github.com/kisa-dev/kisa/worker/serp"
+)
+
+// aiModePages are the pages under ExtractAIMode's golden test: the real
+// AI Mode conversation and the real 2026 overview page, whose overview is
+// an aimc answer in a turn of its own.
+var aiModePages = []string{captured.AIModePage, captured.FrogsPage}
+
+// webPages are the pages under ExtractWeb's golden test: the real results
+// page with organic results among ads, "People also ask", videos and
+// images.
+var webPages = []string{captured.MobileAppPage}
+
+// TestExtractAIModeGolden extracts every AI Mode page and compares the
+// JSON with its golden file (-update rewrites them).
+func TestExtractAIModeGolden(t *testing.T) {
+	for _, name := range aiModePages {
+		t.Run(name, func(t *testing.T) {
+			res, err := serp.ExtractAIMode(readPage(t, name))
+			if err != nil {
+				t.Fatalf("ExtractAIMode: %v", err)
+			}
+			for _, turn := range append([]kisa.AnswerTurn{res.AnswerTurn}, res.Turns...) {
+				assertTurn(t, turn)
+			}
+			compareGolden(t, "aimode-"+strings.TrimPrefix(name, "aimode-"), res)
+		})
+	}
+}
+
+// TestExtractWebGolden extracts every results page's organic results and
+// compares the JSON with its golden file (-update rewrites them).
+func TestExtractWebGolden(t *testing.T) {
+	for _, name := range webPages {
+		t.Run(name, func(t *testing.T) {
+			res, err := serp.ExtractWeb(readPage(t, name))
+			if err != nil {
+				t.Fatalf("ExtractWeb: %v", err)
+			}
+			for i, r := range res.Organic {
+				if r.Position != i+1 || r.Title == "" || !strings.HasPrefix(r.URL, "http") || strings.Contains(r.URL, "/url?") {
+					t.Errorf("organic result %d = %+v", i, r)
+				}
+			}
+			compareGolden(t, "web-"+name, res)
+		})
+	}
+}
+
+// assertTurn checks what every answer must hold: text, its paragraphs
+// joined, no interface string.
+func assertTurn(tb testing.TB, turn kisa.AnswerTurn) {
+	tb.Helper()
+	ov := kisa.Overview{HasOverview: true, Text: turn.Text, Paragraphs: turn.Paragraphs}
+	assertNoInterface(tb, ov)
+	assertParagraphsMatchText(tb, ov)
+	if turn.Text == "" {
+		tb.Errorf("turn %q without text", turn.Query)
+	}
+}
+
+// compareGolden compares v's JSON with testdata/<name>.golden.json.
+func compareGolden(tb testing.TB, name string, v any) {
+	tb.Helper()
+	got := toJSON(tb, v)
+	golden := filepath.Join("testdata", strings.TrimSuffix(name, ".html")+".golden.json")
+	if *update {
+		writeFile(tb, golden, got)
+	}
+	if diff := cmp.Diff(readFile(tb, golden), got); diff != "" {
+		tb.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
