@@ -49,6 +49,11 @@
 //     and "warum ist der himmel blau" (de) have written overviews; other
 //     queries get a stand-in overview naming the query.
 //
+// Every results page has its organic results among the modules that are
+// not organic results (organic.go): a top and a bottom ad, "People also
+// ask", videos and a local pack, organic links through the redirect
+// /url?q=<target>&sa=U.
+//
 // Every /search request that serves a results page or the CAPTCHA
 // redirect counts as one visit of its query (Server.Visits).
 //

@@ -19,8 +19,11 @@ var aiModePages = []string{captured.AIModePage, captured.FrogsPage}
 
 // webPages are the pages under ExtractWeb's golden test: the real results
 // page with organic results among ads, "People also ask", videos and
-// images.
-var webPages = []string{captured.MobileAppPage}
+// images, and the fixture's results pages (modelled on it: ads, "People
+// also ask", videos and a local pack around organic results with
+// /url?q= links), with and without overview.
+var webPages = []string{captured.MobileAppPage, "fixture-en-best-hiking-boots.html",
+	"fixture-de-warum-ist-der-himmel-blau.html", "fixture-en-no-overview.html"}
 
 // TestExtractAIModeGolden extracts every AI Mode page and compares the
 // JSON with its golden file (-update rewrites them).
