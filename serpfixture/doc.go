@@ -6,6 +6,8 @@
 // Routes:
 //
 //	GET  /search?q=&hl=&gl=[&final=1]  results page (see the rules below)
+//	GET  /search?udm=50[&q=&hl=&gl=][&final=1&fu=...]  AI Mode (below)
+//	GET  /aimode/turn?q=&hl=&n=        JSON of a follow-up turn, for AI Mode's follow-up box
 //	GET  /sorry/index?continue=        the captured CAPTCHA page, status 429
 //	GET  /consent?continue=&gl=&hl=    the consent interstitial
 //	POST /save                         records consent in the SOCS cookie, 303 to continue
@@ -48,6 +50,19 @@
 //     English. "why is the sky blue" (en)
 //     and "warum ist der himmel blau" (de) have written overviews; other
 //     queries get a stand-in overview naming the query.
+//
+// AI Mode (aimode.go): without a query, the start page with its prompt
+// box (a textarea; Enter asks); in a country of AIModeUnavailable (FR)
+// the notice "AI Mode isn't available in your country" (French for
+// hl=fr); else the conversation with the query's turn, whose answer
+// streams in over Options.OverviewDelay (aria-busy and a "Generating..."
+// status line until whole), with citation chips, a side panel of sources
+// with "Show all", a link beyond its sources, and the follow-up box: a
+// prompt asked there appends a turn that streams the same way.
+// ?final=1 (and fu= for each follow-up) serves the finished state, as
+// FinalAIModePage. Queries with "captcha", StalledQuery and UnknownQuery
+// behave as on the results page. An AI Mode page with a query counts as a
+// visit of that query.
 //
 // Every results page has its organic results among the modules that are
 // not organic results (organic.go): a top and a bottom ad, "People also

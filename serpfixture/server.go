@@ -88,6 +88,7 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /{$}", s.handleHome)
 	s.mux.HandleFunc("GET /search", s.handleSearch)
+	s.mux.HandleFunc("GET /aimode/turn", s.handleAITurn)
 	s.mux.HandleFunc("GET /sorry/index", s.handleSorry)
 	s.mux.HandleFunc("GET /consent", s.handleConsent)
 	s.mux.HandleFunc("POST /save", s.handleSave)
@@ -127,6 +128,10 @@ func (s *Server) countVisit(key string) {
 // handleSearch serves GET /search?q=&hl=&gl= (and &final=1).
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	if q.Get("udm") == AIModeUDM {
+		s.handleAIMode(w, r)
+		return
+	}
 	query, hl, gl := q.Get("q"), langOf(q.Get("hl")), q.Get("gl")
 	key := NormaliseQuery(query)
 	switch {

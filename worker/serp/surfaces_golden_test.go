@@ -8,14 +8,43 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/serpfixture/captured"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
 // aiModePages are the pages under ExtractAIMode's golden test: the real
-// AI Mode conversation and the real 2026 overview page, whose overview is
-// an aimc answer in a turn of its own.
-var aiModePages = []string{captured.AIModePage, captured.FrogsPage}
+// AI Mode conversation, the real 2026 overview page (whose overview is an
+// aimc answer in a turn of its own) and the fixture's AI Mode pages.
+var aiModePages = []string{captured.AIModePage, captured.FrogsPage,
+	"fixture-aimode-en-why-is-the-sky-blue.html", "fixture-aimode-de-warum-ist-der-himmel-blau.html", "fixture-aimode-fr-not-available.html"}
+
+// aiModeFixturePages are the fixture server's AI Mode pages kept in
+// testdata/ (modelled on the real conversation): finished answers with
+// follow-ups, and the notice for France.
+var aiModeFixturePages = []fixturePage{
+	{"fixture-aimode-en-why-is-the-sky-blue.html", "/search?udm=50&q=why+is+the+sky+blue&hl=en&gl=us&final=1&fu=what+about+sunsets&fu=and+on+mars"},
+	{"fixture-aimode-de-warum-ist-der-himmel-blau.html", "/search?udm=50&q=warum+ist+der+himmel+blau&hl=de&gl=de&final=1&fu=und+abends"},
+	{"fixture-aimode-fr-not-available.html", "/search?udm=50&q=pourquoi+le+ciel+est+bleu&hl=fr&gl=fr"},
+}
+
+// TestAIModeFixturePagesCurrent checks that the AI Mode pages in
+// testdata/ are what the fixture server serves now (-update rewrites them).
+func TestAIModeFixturePagesCurrent(t *testing.T) {
+	srv := serpfixture.New(serpfixture.Options{})
+	for _, fp := range aiModeFixturePages {
+		t.Run(fp.file, func(t *testing.T) {
+			want := serve(t, srv, fp.target)
+			path := filepath.Join("testdata", fp.file)
+			if *update {
+				writeFile(t, path, want)
+			}
+			if got := readFile(t, path); got != want {
+				t.Errorf("%s is stale: run go test ./worker/serp -update", path)
+			}
+		})
+	}
+}
 
 // webPages are the pages under ExtractWeb's golden test: the real results
 // page with organic results among ads, "People also ask", videos and
@@ -34,10 +63,12 @@ func TestExtractAIModeGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ExtractAIMode: %v", err)
 			}
-			for _, turn := range append([]kisa.AnswerTurn{res.AnswerTurn}, res.Turns...) {
-				assertTurn(t, turn)
+			if res.HasAnswer {
+				for _, turn := range append([]kisa.AnswerTurn{res.AnswerTurn}, res.Turns...) {
+					assertTurn(t, turn)
+				}
 			}
-			compareGolden(t, "aimode-"+strings.TrimPrefix(name, "aimode-"), res)
+			compareGolden(t, "aimode-"+strings.TrimPrefix(strings.TrimPrefix(name, "fixture-aimode-"), "aimode-"), res)
 		})
 	}
 }
