@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/uuid"
@@ -154,6 +155,10 @@ func TestKeyCacheChecksSecret(t *testing.T) {
 // load; one that leaves while it runs stops waiting at once with its
 // context's error, without cutting the load short for the others.
 func TestKeyCacheLoadsOnce(t *testing.T) {
+	synctest.Test(t, testKeyCacheLoadsOnce)
+}
+
+func testKeyCacheLoadsOnce(t *testing.T) {
 	cache := newKeyCache(time.Minute, time.Now)
 	want := storage.APIKey{ID: uuid.New()}
 	var loads atomic.Int32
@@ -182,7 +187,7 @@ func TestKeyCacheLoadsOnce(t *testing.T) {
 			errs <- err
 		}()
 	}
-	time.Sleep(100 * time.Millisecond) // let them join the load
+	synctest.Wait() // every request waits for the one load
 	leave()
 	select {
 	case err := <-left:

@@ -123,17 +123,10 @@ func startIdleWorker(tb testing.TB, rdb *redis.Client, slots int) {
 	}
 	tb.Cleanup(srv.Shutdown)
 	inspector := asynq.NewInspectorFromRedisClient(rdb)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.Eventually(tb, 10*time.Second, "the test's worker's first heartbeat", func() bool {
 		servers, err := inspector.Servers()
-		if err == nil && len(servers) > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("the test's worker sent no heartbeat: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && len(servers) > 0
+	})
 }
 
 // enqueue puts an overview task with task id key into the queue.

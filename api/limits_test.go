@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -181,25 +182,30 @@ func TestLimitRedisDown(t *testing.T) {
 
 // TestLimiterDeadline: the limiter's calls share a context that ends
 // between limiterWait and 1.1 x limiterWait after it is handed out, and
-// a new one is made once a tenth of limiterWait has passed.
+// a new one is made once a tenth of limiterWait has passed. The contexts
+// end on the real clock, so the test runs in a bubble whose clock moves
+// only when it sleeps.
 func TestLimiterDeadline(t *testing.T) {
-	l := &limiter{}
-	first := l.deadline()
-	dl, ok := first.Deadline()
-	if left := time.Until(dl); !ok || left <= limiterWait-limiterWait/10 || left > limiterWait+limiterWait/10 {
-		t.Fatalf("deadline %v from now (set %v), want between %v and %v", left, ok, limiterWait, limiterWait+limiterWait/10)
-	}
-	if l.deadline() != first {
-		t.Errorf("a call right after got a context of its own, want the shared one")
-	}
-	time.Sleep(limiterWait/10 + 10*time.Millisecond)
-	next := l.deadline()
-	if next == first {
-		t.Fatalf("the shared context was still handed out after %v", limiterWait/10)
-	}
-	if dl2, _ := next.Deadline(); !dl2.After(dl) {
-		t.Errorf("renewed deadline %v, want after %v", dl2, dl)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		l := &limiter{}
+		first := l.deadline()
+		dl, ok := first.Deadline()
+		if left := time.Until(dl); !ok || left <= limiterWait-limiterWait/10 || left > limiterWait+limiterWait/10 {
+			t.Fatalf("deadline %v from now (set %v), want between %v and %v", left, ok, limiterWait, limiterWait+limiterWait/10)
+		}
+		time.Sleep(limiterWait/10 - time.Nanosecond)
+		if l.deadline() != first {
+			t.Errorf("a call just before a tenth of %v had passed got a context of its own, want the shared one", limiterWait)
+		}
+		time.Sleep(time.Nanosecond)
+		next := l.deadline()
+		if next == first {
+			t.Fatalf("the shared context was still handed out after %v", limiterWait/10)
+		}
+		if dl2, _ := next.Deadline(); !dl2.After(dl) {
+			t.Errorf("renewed deadline %v, want after %v", dl2, dl)
+		}
+	})
 }
 
 // TestLimitConcurrent: a key may have Concurrent overview requests
@@ -237,7 +243,7 @@ func TestLimitConcurrent(t *testing.T) {
 			srv.ServeHTTP(httptest.NewRecorder(), req) // no worker: it waits until cancelled
 		}()
 	}
-	waitUntil(t, func() bool { return slots() == 2 }, "two requests holding slots")
+	testenv.Eventually(t, 10*time.Second, "two requests holding slots", func() bool { return slots() == 2 })
 	res := do(t, servers[0], request(http.MethodPost, overviewPath, key, `{"query":"one too many"}`))
 	checkLimited(t, res, "too many AI overview requests of this API key are waiting at once (at most 2)")
 	// A cache hit waits for nothing: it is answered while every slot is
@@ -254,17 +260,5 @@ func TestLimitConcurrent(t *testing.T) {
 	wg.Wait()
 	if n := slots(); n != 0 {
 		t.Errorf("%d slots held after the requests ended, want 0", n)
-	}
-}
-
-// waitUntil polls cond for up to 10 s.
-func waitUntil(tb testing.TB, cond func() bool, what string) {
-	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -76,14 +76,20 @@ func (s *RedisServer) writeEmpty(path string) {
 
 func (s *RedisServer) waitListening() {
 	s.tb.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if c, err := net.Dial("tcp", s.Addr()); err == nil {
-			c.Close()
-			return
+	listening := false
+	defer func() {
+		if !listening {
+			s.tb.Logf("redis-server on %s wrote:\n%s", s.Addr(), s.Logs)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.tb.Fatalf("redis-server on %s did not start:\n%s", s.Addr(), s.Logs)
+	}()
+	Eventually(s.tb, 10*time.Second, "redis-server to accept connections on "+s.Addr(), func() bool {
+		c, err := net.Dial("tcp", s.Addr())
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	listening = true
 }
 
 // Kill stops the server at once (SIGKILL), as a crash would.

@@ -49,7 +49,7 @@ func TestChromiumKilledMidJob(t *testing.T) {
 
 	const q = "what happens when chromium dies"
 	w := submit(t, client, results, timing, q)
-	waitUntil(t, 60*time.Second, func() bool { return fixture.Visits(q) == 1 }, "the visit to reach the page")
+	testenv.Eventually(t, 60*time.Second, "the visit to reach the page", func() bool { return fixture.Visits(q) == 1 })
 	killed := chromiumPID(t)
 	if err := syscall.Kill(killed, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill chromium %d: %v", killed, err)
@@ -118,18 +118,6 @@ func checkSucceeds(t *testing.T, w *storage.Waiter, query string) {
 		t.Fatalf("%q: no outcome: %v", query, err)
 	case out.Result == nil || !out.Result.Overview.HasOverview:
 		t.Fatalf("%q: outcome %+v, want a result with an overview", query, out)
-	}
-}
-
-// waitUntil polls cond until it holds, and fails the test after timeout.
-func waitUntil(t *testing.T, timeout time.Duration, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -118,15 +118,15 @@ func TestAsyncEndToEnd(t *testing.T) {
 			t.Fatalf("Location %q, batch %+v", header.Get("Location"), b)
 		}
 		var done overview.Batch
-		waitFor(t, 90*time.Second, func() bool {
+		testenv.Eventually(t, 90*time.Second, "the batch to end", func() bool {
 			_, _, raw := call(t, http.MethodGet, other+header.Get("Location"), key, "")
 			done = dataOf[overview.Batch](t, raw)
 			return done.Status == "done"
-		}, "the batch to end")
+		})
 		if done.Counts["done"] != 10 || len(done.Jobs) != 10 || done.Jobs[3].Query != "batch item 3" {
 			t.Errorf("batch = %+v, want 10 done jobs in order", done)
 		}
-		waitFor(t, 30*time.Second, func() bool { return len(rcv.deliveries()) >= 1 }, "the batch webhook")
+		testenv.Eventually(t, 30*time.Second, "the batch webhook", func() bool { return len(rcv.deliveries()) >= 1 })
 		time.Sleep(time.Second) // a second delivery would come at once
 		calls := rcv.deliveries()
 		if len(calls) != 1 || !strings.Contains(string(calls[0].body), `"event":"overview.batch.done"`) {
@@ -144,7 +144,7 @@ func TestAsyncEndToEnd(t *testing.T) {
 		}
 		t.Cleanup(func() { web.Process.Kill(); web.Wait() })
 		base := "http://" + listenAddr(t, logs, "web listening")
-		waitHealthy(t, base)
+		testenv.Eventually(t, 30*time.Second, "kisa web at "+base, answers200(base+"/healthz"))
 		status, _, raw := call(t, http.MethodPost, base+"/v1/networks/browser/ai-overview", key,
 			`{"query":"killed web process","languageCode":"en","screenshots":false,"async":true}`)
 		if err := web.Process.Kill(); err != nil {
@@ -201,20 +201,21 @@ func (s *stack) otherWeb(t *testing.T) string {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	base := "http://" + listenAddr(t, logs, "web listening")
-	waitHealthy(t, base)
+	testenv.Eventually(t, 30*time.Second, "kisa web at "+base, answers200(base+"/healthz"))
 	return base
 }
 
-func waitHealthy(t *testing.T, base string) {
-	t.Helper()
-	waitFor(t, 30*time.Second, func() bool {
-		res, err := http.Get(base + "/healthz")
+// answers200 is a condition for testenv.Eventually: a GET of url is
+// answered 200.
+func answers200(url string) func() bool {
+	return func() bool {
+		res, err := http.Get(url)
 		if err != nil {
 			return false
 		}
 		res.Body.Close()
 		return res.StatusCode == http.StatusOK
-	}, "kisa web at "+base)
+	}
 }
 
 // call sends a request with the key and returns the status, the headers
@@ -249,11 +250,11 @@ func dataOf[T any](tb testing.TB, raw []byte) T {
 func pollJob(t *testing.T, base, key, id string, cond func(overview.Job) bool) overview.Job {
 	t.Helper()
 	var j overview.Job
-	waitFor(t, 60*time.Second, func() bool {
+	testenv.Eventually(t, 60*time.Second, "job "+id, func() bool {
 		_, _, raw := call(t, http.MethodGet, base+"/v1/networks/browser/ai-overview/jobs/"+id, key, "")
 		j = dataOf[overview.Job](t, raw)
 		return cond(j)
-	}, "job "+id)
+	})
 	return j
 }
 

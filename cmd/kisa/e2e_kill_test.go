@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,7 +45,7 @@ func TestWorkerKilledMidJob(t *testing.T) {
 		}
 		done <- reply{res.StatusCode, out, raw}
 	}()
-	waitFor(t, 60*time.Second, func() bool { return s.fixture.Visits(q) == 1 }, "the first worker to open the page")
+	testenv.Eventually(t, 60*time.Second, "the first worker to open the page", func() bool { return s.fixture.Visits(q) == 1 })
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,17 +96,3 @@ func buildKisa(t *testing.T) string {
 	}
 	return filepath.Join(binDir, "kisa")
 }
-
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-var _ = strings.Contains

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -66,14 +65,14 @@ func TestKillLoop(t *testing.T) {
 	statuses := make(chan string, kills)
 	ws.start(t)
 	ws.start(t)
-	waitFor(t, 2*time.Minute, func() bool { return ws.serving(t, s.queue) }, "both workers to start")
+	testenv.Eventually(t, 2*time.Minute, "both workers to start", func() bool { return ws.serving(t, s.queue) })
 	for i := range kills {
 		q := fmt.Sprintf("kill loop %d", i)
 		go func() {
 			statuses <- s.postStatus(`{"query":"` + q + `","countryCode":"us","languageCode":"en","screenshots":false}`)
 		}()
 		var w *workerProc
-		waitFor(t, 60*time.Second, func() bool { w = ws.opened(q); return w != nil }, "a worker to open the page of "+q)
+		testenv.Eventually(t, 60*time.Second, "a worker to open the page of "+q, func() bool { w = ws.opened(q); return w != nil })
 		ws.kill(t, w)
 		ws.start(t)
 	}
@@ -237,18 +236,9 @@ func (ws *workerSet) killAll() {
 // of these workers runs and no profile directory is left in tmp.
 func (ws *workerSet) checkNothingLeft(t *testing.T) {
 	t.Helper()
-	var procs []string
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		procs = processesWithEnv("KISA_CHROMIUM_PROFILE=" + ws.tmp + "/")
-		if len(procs) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if len(procs) > 0 {
-		t.Errorf("Chromium processes left behind: %s", strings.Join(procs, "; "))
-	}
+	testenv.Eventually(t, 10*time.Second, "the workers' Chromium processes to exit", func() bool {
+		return len(processesWithEnv("KISA_CHROMIUM_PROFILE="+ws.tmp+"/")) == 0
+	})
 	dirs, _ := filepath.Glob(filepath.Join(ws.tmp, "kisa-chromium-*"))
 	if len(dirs) > 0 {
 		t.Errorf("profile directories left behind: %q", dirs)

@@ -29,9 +29,9 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	_, logs1 := s.startProcess(t, "worker")
 	_, logs2 := s.startProcess(t, "worker")
 	// Both schedulers run once their process says it started.
-	waitFor(t, 2*time.Minute, func() bool {
+	testenv.Eventually(t, 2*time.Minute, "both workers to start", func() bool {
 		return strings.Contains(logs1.String(), `"msg":"worker started"`) && strings.Contains(logs2.String(), `"msg":"worker started"`)
-	}, "both workers to start")
+	})
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("worker logs:\n%s\n%s", logs1, logs2)
@@ -113,7 +113,7 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	}
 
 	// One webhook per run with changes, signed, carrying its changes.
-	waitFor(t, 60*time.Second, func() bool { return len(rcv.deliveries()) >= 2 }, "two monitor.changed webhooks")
+	testenv.Eventually(t, 60*time.Second, "two monitor.changed webhooks", func() bool { return len(rcv.deliveries()) >= 2 })
 	for _, d := range rcv.deliveries() {
 		var ev monitor.ChangedBody
 		if err := json.Unmarshal(d.body, &ev); err != nil || ev.Event != "monitor.changed" || len(ev.Changes) == 0 ||
@@ -180,16 +180,15 @@ func runNow(t *testing.T, s *stack, key, base string) monitor.RunView {
 func waitRun(t *testing.T, s *stack, key, base string, match func(monitor.RunView) bool, within time.Duration) monitor.RunView {
 	t.Helper()
 	var found monitor.RunView
-	waitFor(t, within, func() bool {
+	testenv.Eventually(t, within, "a monitor run", func() bool {
 		for _, r := range listRuns(t, base, key) {
 			if match(r) && r.Status != "running" {
 				found = r
 				return true
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
 		return false
-	}, "a monitor run")
+	})
 	return found
 }
 

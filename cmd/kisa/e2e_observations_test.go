@@ -58,16 +58,16 @@ func TestObservationsEndToEnd(t *testing.T) {
 	}
 	ids["batch"] = h.Get("X-Request-Id")
 	batch := dataOf[overview.Batch](t, raw).ID
-	waitFor(t, 60*time.Second, func() bool {
+	testenv.Eventually(t, 60*time.Second, "the batch", func() bool {
 		_, _, raw := call(t, http.MethodGet, s.base+overviewPath+"/batches/"+batch, key, "")
 		return dataOf[overview.Batch](t, raw).Status == "done"
-	}, "the batch")
+	})
 
 	api := client.New(s.base, key, client.WithRetries(0, 0))
 	byID := map[string]client.Observation{}
 	// Web writes its observations and the worker its visits within a
 	// second or so; wait until every request shows, with its visits.
-	waitFor(t, 30*time.Second, func() bool {
+	testenv.Eventually(t, 30*time.Second, "every request's observation, with its visits", func() bool {
 		page, err := api.ListObservations(context.Background(), client.ObservationQuery{Path: overviewPath, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func TestObservationsEndToEnd(t *testing.T) {
 			}
 		}
 		return true
-	}, "every request's observation, with its visits")
+	})
 
 	type trace struct {
 		Surface                 string
@@ -194,7 +194,7 @@ func TestObservationsLostOnKill(t *testing.T) {
 	}
 	t.Cleanup(func() { web.Process.Kill(); web.Wait() })
 	base := "http://" + listenAddr(t, logs, "web listening")
-	waitHealthy(t, base)
+	testenv.Eventually(t, 30*time.Second, "kisa web at "+base, answers200(base+"/healthz"))
 
 	var mu sync.Mutex
 	answered := map[string]time.Time{} // request id: when its answer came
@@ -228,11 +228,11 @@ func TestObservationsLostOnKill(t *testing.T) {
 		})
 	}
 	// Kill once some observations are written and more are buffered.
-	waitFor(t, 60*time.Second, func() bool { return countObservations(t, db, acc) >= 50 }, "observations written")
+	testenv.Eventually(t, 60*time.Second, "observations written", func() bool { return countObservations(t, db, acc) >= 50 })
 	mu.Lock()
 	n := len(answered)
 	mu.Unlock()
-	waitFor(t, 60*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(answered) >= n+50 }, "more load")
+	testenv.Eventually(t, 60*time.Second, "more load", func() bool { mu.Lock(); defer mu.Unlock(); return len(answered) >= n+50 })
 	if err := web.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

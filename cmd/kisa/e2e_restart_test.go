@@ -35,18 +35,6 @@ func want503(tb testing.TB, what string, status int, retryAfter string) {
 	}
 }
 
-// eventually polls f every 250 ms for up to 30 s until it returns 200.
-func eventually(tb testing.TB, what string, f func() int) {
-	tb.Helper()
-	var last int
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-		if last = f(); last == http.StatusOK {
-			return
-		}
-	}
-	tb.Fatalf("%s: still %d 30 s after the service came back", what, last)
-}
-
 // TestBackingServicesRestart takes PostgreSQL, MinIO and Redis away from
 // a running web and worker and brings them back: while one is down the
 // requests that need it get 503 with Retry-After (cached overviews are
@@ -85,15 +73,17 @@ func TestBackingServicesRestart(t *testing.T) {
 			t.Error("the cached overview was not served from the cache")
 		}
 		pg.Restore()
-		eventually(t, "read after PostgreSQL is back", func() int { return status(s.get(t, "/v1/knowledgebase")) })
+		testenv.Eventually(t, 30*time.Second, "a read answered 200 after PostgreSQL is back", func() bool {
+			return status(s.get(t, "/v1/knowledgebase")) == http.StatusOK
+		})
 	})
 	t.Run("MinIO", func(t *testing.T) {
 		s3.Cut()
 		code, ra := overview("screenshots while minio is down", true)
 		want503(t, "overview with screenshots while MinIO is down", code, ra)
 		s3.Restore()
-		eventually(t, "overview with screenshots after MinIO is back", func() int {
-			return status(overview("screenshots while minio is down", true))
+		testenv.Eventually(t, 30*time.Second, "an overview with screenshots answered 200 after MinIO is back", func() bool {
+			return status(overview("screenshots while minio is down", true)) == http.StatusOK
 		})
 	})
 	t.Run("Redis", func(t *testing.T) {
@@ -101,6 +91,8 @@ func TestBackingServicesRestart(t *testing.T) {
 		code, ra := overview("asked while redis is down", false)
 		want503(t, "overview while Redis is down", code, ra)
 		rs.Start()
-		eventually(t, "overview after Redis is back", func() int { return status(overview("asked while redis is down", false)) })
+		testenv.Eventually(t, 30*time.Second, "an overview answered 200 after Redis is back", func() bool {
+			return status(overview("asked while redis is down", false)) == http.StatusOK
+		})
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kisa-dev/kisa/serpfixture"
+	"github.com/kisa-dev/kisa/testenv"
 )
 
 // jobsDone reads a worker's job counter from its /metrics: the task
@@ -49,7 +50,7 @@ func TestScaleOut(t *testing.T) {
 	for range 2 {
 		_, logs := s.startBinary(t, "worker")
 		workers = append(workers, "http://"+listenAddr(t, logs, "worker health and metrics listening"))
-		waitFor(t, 30*time.Second, func() bool { return strings.Contains(logs.String(), "worker started") }, "a worker to start")
+		testenv.Eventually(t, 30*time.Second, "a worker to start", func() bool { return strings.Contains(logs.String(), "worker started") })
 	}
 
 	start := time.Now()

@@ -35,9 +35,9 @@ func startSentinelSet(t *testing.T) sentinelSet {
 		sn.Do("SENTINEL", "SET", "mymaster", "down-after-milliseconds", 1000, "failover-timeout", 5000)
 		s.sentinels = append(s.sentinels, sn)
 	}
-	waitFor(t, 20*time.Second, func() bool {
+	testenv.Eventually(t, 20*time.Second, "the replica to sync", func() bool {
 		return strings.Contains(fmt.Sprint(replica.Do("INFO", "replication")), "master_link_status:up")
-	}, "the replica to sync")
+	})
 	return s
 }
 
@@ -96,16 +96,15 @@ func TestSentinelFailover(t *testing.T) {
 			codes <- [2]int{i, res.StatusCode*10 + retryAfter}
 		}()
 	}
-	waitFor(t, 20*time.Second, func() bool {
+	testenv.Eventually(t, 20*time.Second, "the tasks to be enqueued", func() bool {
 		q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
 		return err == nil && q.Pending+q.Active+q.Completed >= n-1
-	}, "the tasks to be enqueued")
+	})
 	if acked := set.master.Do("WAIT", 1, 5000); acked != int64(1) {
 		t.Fatalf("WAIT: %v replicas have the tasks, want 1", acked)
 	}
 	set.master.Kill()
-	waitFor(t, 30*time.Second, func() bool { return set.masterPort() == strconv.Itoa(set.replica.Port) },
-		"the sentinels to promote the replica")
+	testenv.Eventually(t, 30*time.Second, "the sentinels to promote the replica", func() bool { return set.masterPort() == strconv.Itoa(set.replica.Port) })
 
 	var retry []int
 	for range n {
@@ -124,13 +123,13 @@ func TestSentinelFailover(t *testing.T) {
 	// 30 s lease expired; the recoverer runs once a minute), so a client
 	// that was told 503 retries, as Retry-After tells it to, until then.
 	for _, i := range retry {
-		waitFor(t, recoverAfter+30*time.Second, func() bool {
+		testenv.Eventually(t, recoverAfter+30*time.Second, fmt.Sprintf("request %d to be answered 200 on retry", i), func() bool {
 			status, _, _, err := s.tryPost(body(i))
 			if err == nil && status != http.StatusOK && status != http.StatusServiceUnavailable {
 				t.Fatalf("retry of request %d: status %d, want 200 or 503", i, status)
 			}
 			return err == nil && status == http.StatusOK
-		}, fmt.Sprintf("request %d to be answered 200 on retry", i))
+		})
 	}
 	s.mustOK(t, `{"query":"after the failover","languageCode":"en","screenshots":false}`)
 	s.waitIdleWithin(t, recoverAfter+30*time.Second)

@@ -89,7 +89,7 @@ func TestSIGTERM(t *testing.T) {
 	web, webLogs := s.startBinary(t, "web", "KISA_SHUTDOWN_TIMEOUT=20s")
 	base := "http://" + listenAddr(t, webLogs, "web listening")
 	worker, workerLogs := s.startBinary(t, "worker", "KISA_SHUTDOWN_TIMEOUT=20s")
-	waitFor(t, 30*time.Second, func() bool { return strings.Contains(workerLogs.String(), "worker started") }, "the worker to start")
+	testenv.Eventually(t, 30*time.Second, "the worker to start", func() bool { return strings.Contains(workerLogs.String(), "worker started") })
 	browsers := descendants(worker.Process.Pid)
 	if len(browsers) == 0 {
 		t.Fatalf("the worker has no Chromium process; its log:\n%s", workerLogs)
@@ -107,7 +107,7 @@ func TestSIGTERM(t *testing.T) {
 		}
 		done <- res.StatusCode
 	}()
-	waitFor(t, 30*time.Second, func() bool { return s.fixture.Visits(q) == 1 }, "the worker to open the page")
+	testenv.Eventually(t, 30*time.Second, "the worker to open the page", func() bool { return s.fixture.Visits(q) == 1 })
 	browsers = append(browsers, descendants(worker.Process.Pid)...)
 	for _, p := range []*exec.Cmd{web, worker} {
 		if err := p.Process.Signal(syscall.SIGTERM); err != nil {
@@ -123,7 +123,7 @@ func TestSIGTERM(t *testing.T) {
 			t.Errorf("kisa %s after SIGTERM: %v, want exit 0; log:\n%s", name, err, logs)
 		}
 	}
-	waitFor(t, 5*time.Second, func() bool { return len(alive(browsers)) == 0 }, "the Chromium processes to end")
+	testenv.Eventually(t, 5*time.Second, "the Chromium processes to end", func() bool { return len(alive(browsers)) == 0 })
 	if n := s.fixture.Visits(q); n != 1 {
 		t.Errorf("visits = %d, want 1 (the job was finished, not handed back)", n)
 	}

@@ -78,7 +78,7 @@ func startStack(t *testing.T, o stackOptions) *stack {
 		_, workerLogs := s.startProcess(t, "worker")
 		s.worker = "http://" + listenAddr(t, workerLogs, "worker health and metrics listening")
 	}
-	s.waitHealthy(t)
+	testenv.Eventually(t, 30*time.Second, "kisa web to be ready at "+s.base, answers200(s.base+"/readyz"))
 	s.key = newKey(t, db)
 	s.api = client.New(s.base, s.key, client.WithRetries(0, 0))
 	return s
@@ -90,7 +90,7 @@ func startStack(t *testing.T, o stackOptions) *stack {
 func listenAddr(t *testing.T, logs *testenv.Buffer, msg string) string {
 	t.Helper()
 	var addr string
-	waitFor(t, 30*time.Second, func() bool {
+	testenv.Eventually(t, 30*time.Second, msg, func() bool {
 		for _, line := range strings.Split(logs.String(), "\n") {
 			var l struct{ Msg, Addr string }
 			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == msg {
@@ -99,7 +99,7 @@ func listenAddr(t *testing.T, logs *testenv.Buffer, msg string) string {
 			}
 		}
 		return false
-	}, msg)
+	})
 	return addr
 }
 
@@ -122,21 +122,6 @@ func (s *stack) startProcess(t *testing.T, cmd string) (context.CancelFunc, *tes
 	return stop, logs
 }
 
-func (s *stack) waitHealthy(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(s.base + "/readyz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("kisa web did not become healthy at %s", s.base)
-}
-
 // waitIdle waits until no overview task is queued or running, so that the
 // next request cannot join the task of the one before.
 func (s *stack) waitIdle(t *testing.T) {
@@ -148,13 +133,13 @@ func (s *stack) waitIdle(t *testing.T) {
 // last tasks wait for asynq to recover them from a lost worker or master.
 func (s *stack) waitIdleWithin(t *testing.T, d time.Duration) {
 	t.Helper()
-	waitFor(t, d, func() bool {
+	testenv.Eventually(t, d, "the overview queue to empty", func() bool {
 		q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
 		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
 			t.Fatalf("asynq inspector: %v", err)
 		}
 		return err != nil || q.Pending+q.Active+q.Scheduled+q.Retry == 0
-	}, "the overview queue to empty")
+	})
 }
 
 // newKey makes an account with 2FA and a key with every scope.

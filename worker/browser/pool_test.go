@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/testenv"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -121,18 +122,9 @@ func profileDirs(tb testing.TB) []string {
 // after the browser.
 func waitNoProcesses(tb testing.TB, dir string) {
 	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		left := browserProcesses(dir)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Errorf("chromium processes of %s left after Close: %v", dir, left)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testenv.Eventually(tb, 10*time.Second, "the chromium processes of "+dir+" to exit after Close", func() bool {
+		return len(browserProcesses(dir)) == 0
+	})
 }
 
 // browserProcesses returns the pids of live processes whose command line
