@@ -21,7 +21,17 @@
 //     dev_artifacts/Fix_Chrome_Beta_Download_Location_Input_Example.html).
 //     Stored here with its scripts, style sheets and SVG paths removed
 //     (848 KB to 652 KB); the markup is otherwise as saved. Its chips'
-//     data comments carry no links, so its citations are empty.
+//     data comments carry no links, so its citations are empty;
+//   - web-google-2023.html, web-hotels-2023.html: desktop results pages of
+//     2023 for "google" (9 organic results with sitelinks) and "hotels"
+//     (ads, the hotels module, 9 organic results); web-google-nojs-2023.html,
+//     web-hotels-nojs-2023.html: the same queries as the engine serves
+//     them to a client without script (results through /url?q=
+//     redirects, no #rso). From zlurad/serp-parser (MIT), files
+//     test/google/desktop/{google,hotels}.html and
+//     test/google/nojs/{google,hotels}-nojs.html; stored here with their
+//     scripts, style sheets, SVG paths and inline data images removed
+//     (665, 957, 53 and 101 KB to 125, 162, 30 and 64 KB).
 package captured
 
 import "embed"
@@ -32,6 +42,10 @@ const (
 	MobileAppPage = "aio-mobile-app-development-2025.html"
 	CaptchaPage   = "sorry-captcha.html"
 	AIModePage    = "aimode-chrome-beta-download-location.html"
+	WebGoogle     = "web-google-2023.html"
+	WebHotels     = "web-hotels-2023.html"
+	WebGoogleNoJS = "web-google-nojs-2023.html"
+	WebHotelsNoJS = "web-hotels-nojs-2023.html"
 )
 
 // FS holds the captured pages at its root, under the names above.

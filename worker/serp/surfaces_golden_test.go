@@ -47,11 +47,13 @@ func TestAIModeFixturePagesCurrent(t *testing.T) {
 }
 
 // webPages are the pages under ExtractWeb's golden test: the real results
-// page with organic results among ads, "People also ask", videos and
-// images, and the fixture's results pages (modelled on it: ads, "People
+// pages (2025: organic results among ads, "People also ask", videos and
+// images; 2023: sitelinks, ads and the hotels module, with and without
+// script), and the fixture's results pages (modelled on it: ads, "People
 // also ask", videos and a local pack around organic results with
 // /url?q= links), with and without overview.
-var webPages = []string{captured.MobileAppPage, "fixture-en-best-hiking-boots.html",
+var webPages = []string{captured.MobileAppPage, captured.WebGoogle, captured.WebHotels,
+	captured.WebGoogleNoJS, captured.WebHotelsNoJS, "fixture-en-best-hiking-boots.html",
 	"fixture-de-warum-ist-der-himmel-blau.html", "fixture-en-no-overview.html"}
 
 // TestExtractAIModeGolden extracts every AI Mode page and compares the
@@ -87,7 +89,7 @@ func TestExtractWebGolden(t *testing.T) {
 					t.Errorf("organic result %d = %+v", i, r)
 				}
 			}
-			compareGolden(t, "web-"+name, res)
+			compareGolden(t, "web-"+strings.TrimPrefix(name, "web-"), res)
 		})
 	}
 }

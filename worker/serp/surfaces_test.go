@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -130,5 +131,45 @@ func TestExtractWeb(t *testing.T) {
 	}
 	if _, err := serp.ExtractWeb(`<html><body><p>nothing</p></body></html>`); !errors.Is(err, kisa.Unrecognised) {
 		t.Errorf("page without results area: err = %v, want unrecognised", err)
+	}
+}
+
+// TestExtractWebRealFacts checks facts of the real 2023 pages that their
+// publisher's own tests (zlurad/serp-parser) state: the number of organic
+// results and some of their URLs, titles and snippets.
+func TestExtractWebRealFacts(t *testing.T) {
+	tests := []struct {
+		page    string
+		n, i    int
+		want    kisa.OrganicResult
+		urlOnly bool
+	}{
+		{page: captured.WebGoogle, n: 9, i: 1, want: kisa.OrganicResult{Position: 2, URL: "https://www.google.com/"}, urlOnly: true},
+		{page: captured.WebGoogle, n: 9, i: 3, want: kisa.OrganicResult{Position: 4, Title: "Google Maps", URL: "https://www.google.com/maps",
+			Description: "Find local businesses, view maps and get driving directions in Google Maps."}},
+		{page: captured.WebGoogleNoJS, n: 10, i: 7, want: kisa.OrganicResult{Position: 8, URL: "https://maps.google.com/"}, urlOnly: true},
+		{page: captured.WebGoogleNoJS, n: 10, i: 2, want: kisa.OrganicResult{Position: 3, Title: "Google Maps", URL: "https://www.google.com/maps",
+			Description: "Find local businesses, view maps and get driving directions in Google Maps."}},
+		{page: captured.WebGoogleNoJS, n: 10, i: 1, want: kisa.OrganicResult{Position: 2, Title: "Google Account", URL: "https://www.google.com/account/about/"}, urlOnly: true},
+	}
+	for _, tt := range tests {
+		res, err := serp.ExtractWeb(readPage(t, tt.page))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.page, err)
+		}
+		if len(res.Organic) != tt.n {
+			t.Errorf("%s: %d organic results, want %d", tt.page, len(res.Organic), tt.n)
+			continue
+		}
+		got := res.Organic[tt.i]
+		if tt.urlOnly {
+			got.Description = ""
+			if tt.want.Title == "" {
+				got.Title = ""
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s result %d mismatch (-want +got):\n%s", tt.page, tt.i, diff)
+		}
 	}
 }

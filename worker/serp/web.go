@@ -15,7 +15,7 @@ import (
 const (
 	// ResultsArea holds the results of the page (organic and the rest):
 	// the first of these that the page has, the innermost first.
-	ResultsArea = `#rso, #search, #center_col`
+	ResultsArea = `#rso, #search, #center_col, #main`
 	// ResultTitleLink is the title link of a result: a link around an h3.
 	ResultTitleLink = `a[href]:has(h3)`
 	// ResultTitle is the title inside ResultTitleLink.
@@ -36,8 +36,10 @@ const (
 	ModuleHeading = `[role="heading"][aria-level="2"]`
 	// ResultDescription is the snippet of a result inside its block.
 	ResultDescription = `.VwiC3b, [data-sncf="1"], [data-content-feature="1"]`
-	// ResultCite is the result's address line (site name and breadcrumb).
-	ResultCite = `cite`
+	// NotDescription are the parts of a result's block that are not its
+	// description when it has no ResultDescription (the page without
+	// script): links (the title, sitelinks), the address line, controls.
+	NotDescription = `a, cite, button, [role="button"], script, style, [aria-hidden="true"], [style*="display:none"], [style*="display: none"]`
 )
 
 // ExtractWeb reads the organic results of a results page: position
@@ -97,8 +99,9 @@ func inModule(a, area *goquery.Selection) bool {
 }
 
 // description returns the snippet of the result whose title link is a:
-// the ResultDescription in its block, the largest ancestor of a below
-// area that holds no other title link.
+// the ResultDescription in its block (the largest ancestor of a below
+// area that holds no other title link), or else the block's text outside
+// NotDescription.
 func description(a, area *goquery.Selection) string {
 	block := a
 	for p := a.Parent(); p.Length() > 0 && p.Get(0) != area.Get(0); p = p.Parent() {
@@ -107,7 +110,12 @@ func description(a, area *goquery.Selection) string {
 		}
 		block = p
 	}
-	return normalise(block.Find(ResultDescription).First().Text())
+	if d := block.Find(ResultDescription).First(); d.Length() > 0 {
+		return normalise(d.Text())
+	}
+	rest := block.Clone()
+	rest.Find(NotDescription).Remove()
+	return strings.Trim(normalise(rest.Text()), "·› ")
 }
 
 // targetURL returns the page a result's href leads to: for a redirect
