@@ -31,41 +31,58 @@ func TestExitRotation(t *testing.T) {
 		}
 		return i
 	}
+	// The scores are Redis' clock in milliseconds: each pick waits for it
+	// to move on, so that no two picks tie.
+	redisMs := func() int64 {
+		t.Helper()
+		now, err := rdb.Time(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return now.UnixMilli()
+	}
+	pickNext := func(r *storage.ExitRotation, pool string) int {
+		t.Helper()
+		at := redisMs()
+		testenv.Eventually(t, 5*time.Second, "Redis' clock to pass a millisecond", func() bool { return redisMs() > at })
+		return pick(r, pool)
+	}
 	var got []int
 	for _, r := range []*storage.ExitRotation{a, b, a, b} {
-		got = append(got, pick(r, "de"))
-		time.Sleep(2 * time.Millisecond) // the scores are milliseconds
+		got = append(got, pickNext(r, "de"))
 	}
 	if err := a.Cool(ctx, "de", 1); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		got = append(got, pick(b, "de"))
-		time.Sleep(2 * time.Millisecond)
+		got = append(got, pickNext(b, "de"))
 	}
 	for _, i := range []int{0, 2} {
 		if err := b.Cool(ctx, "de", i); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got = append(got, pick(a, "de"), pick(a, "at"))
+	got = append(got, pickNext(a, "de"), pickNext(a, "at"))
 	want := []int{0, 1, 2, 0, 2, 0, 2, -1, 0}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("picks (-want +got):\n%s", diff)
 	}
 
-	short := storage.NewExitRotation(rdb, prefix, 50*time.Millisecond)
+	const cooldown = 50 * time.Millisecond
+	short := storage.NewExitRotation(rdb, prefix, cooldown)
 	if err := short.Cool(ctx, "fr", 0); err != nil {
 		t.Fatal(err)
 	}
-	if i := pick(short, "fr"); i != 1 {
+	cooled := redisMs() // exit 0 cools until this + cooldown at the latest
+	if i := pickNext(short, "fr"); i != 1 {
 		t.Errorf("pick with exit 0 cooling = %d, want 1", i)
 	}
-	time.Sleep(100 * time.Millisecond)
+	testenv.Eventually(t, 5*time.Second, "exit 0's cooldown to end on Redis' clock", func() bool {
+		return redisMs() >= cooled+cooldown.Milliseconds()
+	})
 	var after []int
 	for range 3 {
-		after = append(after, pick(short, "fr"))
-		time.Sleep(2 * time.Millisecond)
+		after = append(after, pickNext(short, "fr"))
 	}
 	// Exit 0 is back, counted as used when its cooldown ended.
 	if diff := cmp.Diff([]int{2, 1, 0}, after); diff != "" {

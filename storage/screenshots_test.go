@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -299,14 +300,27 @@ func TestScreenshotsURLRefused(t *testing.T) {
 		}
 		return u
 	}
-	expired := sign("a.png", time.Second)
-	time.Sleep(2100 * time.Millisecond)
+	// Signed in a bubble, whose clock starts in 2000: valid for a second
+	// then, expired long ago.
+	var signed string
+	synctest.Test(t, func(t *testing.T) {
+		var err error
+		if signed, err = s.URL(ctx, "a.png", time.Second); err != nil {
+			t.Fatalf("URL: %v", err)
+		}
+	})
+	expired, err := url.Parse(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const badSignature = "<Code>SignatureDoesNotMatch</Code>"
 	tests := []struct {
 		name string
 		url  func() *url.URL
+		want string // in MinIO's answer: why it refuses
 	}{
-		{name: "expired", url: func() *url.URL { return expired }},
-		{name: "tampered signature", url: func() *url.URL {
+		{name: "expired", url: func() *url.URL { return expired }, want: "<Message>Request has expired</Message>"},
+		{name: "tampered signature", want: badSignature, url: func() *url.URL {
 			u := sign("a.png", time.Minute)
 			q := u.Query()
 			sig := []byte(q.Get("X-Amz-Signature"))
@@ -319,12 +333,12 @@ func TestScreenshotsURLRefused(t *testing.T) {
 			u.RawQuery = q.Encode()
 			return u
 		}},
-		{name: "other object", url: func() *url.URL {
+		{name: "other object", want: badSignature, url: func() *url.URL {
 			u := sign("a.png", time.Minute)
 			u.Path = strings.Replace(u.Path, "a.png", "b.png", 1)
 			return u
 		}},
-		{name: "longer expiry", url: func() *url.URL {
+		{name: "longer expiry", want: badSignature, url: func() *url.URL {
 			u := sign("a.png", time.Minute)
 			q := u.Query()
 			q.Set("X-Amz-Expires", "604800")
@@ -334,8 +348,9 @@ func TestScreenshotsURLRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := fetchShot(t, tt.url().String()).Status; got != http.StatusForbidden {
-				t.Errorf("status = %d, want 403", got)
+			got := fetchShot(t, tt.url().String())
+			if got.Status != http.StatusForbidden || !bytes.Contains(got.Body, []byte(tt.want)) {
+				t.Errorf("status %d, body %s; want 403 saying %s", got.Status, got.Body, tt.want)
 			}
 		})
 	}
