@@ -9,9 +9,9 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa/apikey"
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/proxies"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -20,12 +20,12 @@ import (
 // request for another country is a 422 on countryCode before anything is
 // queued, and GET /v1/networks/browser/countries lists them for any key.
 func TestCountries(t *testing.T) {
-	set, err := exits.Parse("de=http://h:1,at=http://user:pw-secret@h:2")
+	set, err := proxies.Parse("de=http://h:1,at=http://user:pw-secret@h:2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rdb := testenv.Redis(t)
-	shots, err := storage.NewScreenshots(testenv.S3(t))
+	shots, err := storage.NewArtifacts(testenv.S3(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestCountries(t *testing.T) {
 		o.Countries = set
 		o.Overviews = overview.New(overview.Options{
 			Results: testenv.Results(t, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
-			Inspector: inspector, Screenshots: shots,
+			Inspector: inspector, Artifacts: shots,
 			Timing: overview.Timing{Wait: time.Second, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger,
 		})
 	})
@@ -45,7 +45,7 @@ func TestCountries(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"country without exit, upper case", `{"query":"a","countryCode":"FR"}`,
+		{"country without proxy, upper case", `{"query":"a","countryCode":"FR"}`,
 			`{"status":false,"error":"validation failed","errors":{"countryCode":"this deployment does not serve country fr (see GET /v1/networks/browser/countries)"}}`},
 		{"another country", `{"query":"a","countryCode":"us","languageCode":"en"}`,
 			`{"status":false,"error":"validation failed","errors":{"countryCode":"this deployment does not serve country us (see GET /v1/networks/browser/countries)"}}`},

@@ -14,8 +14,8 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/proxies"
 )
 
 // The fuzz targets run their committed seeds (testdata/fuzz) with every
@@ -32,7 +32,7 @@ func FuzzOverviewRequest(f *testing.F) {
 	_, key := newCaller(f, ts.db)
 	f.Add([]byte(`{"query":"coffee","cache":{"ttl":60},"fields":{"sources":["url"]}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := parseOverviewRequest(body, exits.Set{})
+		req, err := parseOverviewRequest(body, proxies.Set{})
 		checkParsed(t, req, err)
 		res := postOverview(t, ts, key, string(body))
 		switch {

@@ -32,14 +32,14 @@ type jobsServer struct {
 func newJobsServer(t *testing.T, guard webhook.Guard, tweaks ...func(*Options)) *jobsServer {
 	t.Helper()
 	rdb := testenv.Redis(t)
-	shots, err := storage.NewScreenshots(testenv.S3(t))
+	shots, err := storage.NewArtifacts(testenv.S3(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	js := &jobsServer{queue: asynq.NewInspectorFromRedisClient(rdb)}
 	js.testServer = newTestServer(t, 0, func(o *Options) {
 		svc := overview.New(overview.Options{Results: testenv.Results(t, rdb, testResultsPrefix),
-			Client: asynq.NewClientFromRedisClient(rdb), Inspector: js.queue, Screenshots: shots,
+			Client: asynq.NewClientFromRedisClient(rdb), Inspector: js.queue, Artifacts: shots,
 			Timing: overview.Timing{Wait: time.Minute, Visit: time.Minute, MaxRetry: 1}})
 		js.jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Retention: time.Hour})
 		o.Overviews, o.Jobs, o.Webhooks = svc, js.jobs, guard

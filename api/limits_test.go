@@ -214,7 +214,7 @@ func TestLimiterDeadline(t *testing.T) {
 func TestLimitConcurrent(t *testing.T) {
 	rdb := testenv.Redis(t)
 	s3 := testenv.S3(t)
-	shots, err := storage.NewScreenshots(s3)
+	shots, err := storage.NewArtifacts(s3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestLimitConcurrent(t *testing.T) {
 			o.Limits = Limits{Redis: rdb, Concurrent: 2, Hold: time.Minute}
 			o.Overviews = overview.New(overview.Options{
 				Results: testenv.Results(t, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
-				Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
+				Inspector: asynq.NewInspectorFromRedisClient(rdb), Artifacts: shots,
 				Timing: overview.Timing{Wait: time.Minute, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger,
 			})
 		})

@@ -23,8 +23,8 @@ import (
 
 // newMonitorService is the monitors use case of a test server: no reader
 // (no worker runs), the default limits.
-func newMonitorService(o *Options, rdb *redis.Client, shots *storage.Screenshots) *monitor.Service {
-	return monitor.New(monitor.Options{DB: o.DB, Queue: asynq.NewClientFromRedisClient(rdb), Screenshots: shots,
+func newMonitorService(o *Options, rdb *redis.Client, shots *storage.Artifacts) *monitor.Service {
+	return monitor.New(monitor.Options{DB: o.DB, Queue: asynq.NewClientFromRedisClient(rdb), Artifacts: shots,
 		Secrets: o.Secrets, HTTP: o.Webhooks.Client(), Limits: monitor.DefaultLimits, Now: o.Now, Logger: o.Logger})
 }
 

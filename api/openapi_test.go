@@ -396,14 +396,14 @@ func newOpenAPIFixture(tb testing.TB) *openapiFixture {
 // most wait for a job, and its async jobs (webhooks to loopback allowed:
 // the test's receiver is there); no worker runs.
 func withOverviews(tb testing.TB, rdb *redis.Client, wait time.Duration) func(*Options) {
-	shots, err := storage.NewScreenshots(testenv.S3(tb))
+	shots, err := storage.NewArtifacts(testenv.S3(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return func(o *Options) {
 		svc := overview.New(overview.Options{
 			Results: testenv.Results(tb, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
-			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
+			Inspector: asynq.NewInspectorFromRedisClient(rdb), Artifacts: shots,
 			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
 		})
 		o.Webhooks = webhook.Guard{AllowPrivate: true}

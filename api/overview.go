@@ -71,8 +71,8 @@ func writeAnswer(c *gin.Context, a overview.Answer) {
 }
 
 // countries answers GET /v1/networks/browser/countries, for any key: the
-// countries with exits of their own (KISA_PROXIES), and whether every
-// other country is served too (no proxies, or a "*" exit).
+// countries with proxies of their own (KISA_PROXIES), and whether every
+// other country is served too (no proxies, or a "*" proxy).
 func (s *Server) countries(c *gin.Context) {
 	list, all := s.opts.Countries.Countries()
 	if list == nil {

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/kisa-dev/kisa"
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/proxies"
 )
 
 // Limits and defaults of the AI overview request (spec 4.5 and 8).
@@ -60,7 +60,7 @@ const allowedItem = "query, countryCode, languageCode, screenshots, rawHtml, fie
 // `webhook`; served are the countries this deployment serves; checkURL
 // (nil: no check) vets a webhook URL. Every problem is reported at once,
 // in one 422.
-func parseOverviewBody(body []byte, served exits.Set, checkURL func(string) error) (overviewBody, error) {
+func parseOverviewBody(body []byte, served proxies.Set, checkURL func(string) error) (overviewBody, error) {
 	top, err := decodeJSONObject(body)
 	if err != nil {
 		return overviewBody{}, err
@@ -98,7 +98,7 @@ func (v validation) err() error {
 // parseRequestObject reads the fields of one overview request from top;
 // a country that served does not serve is a problem of countryCode; extra
 // handles the names it does not know (false: unknown field).
-func parseRequestObject(v validation, top map[string]json.RawMessage, allowed string, served exits.Set, extra func(string, json.RawMessage) bool) overview.Request {
+func parseRequestObject(v validation, top map[string]json.RawMessage, allowed string, served proxies.Set, extra func(string, json.RawMessage) bool) overview.Request {
 	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
 		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: overview.Fields{ParagraphText: true, RawHTML: true}}
 	for name, raw := range top {
@@ -170,7 +170,7 @@ type batchBody struct {
 
 // parseBatchBody decodes and validates a batch. Problems of item i are
 // keyed requests[i].<field>; every problem is reported at once.
-func parseBatchBody(body []byte, served exits.Set, checkURL func(string) error) (batchBody, error) {
+func parseBatchBody(body []byte, served proxies.Set, checkURL func(string) error) (batchBody, error) {
 	top, err := decodeJSONObject(body)
 	if err != nil {
 		return batchBody{}, err
@@ -196,7 +196,7 @@ func parseBatchBody(body []byte, served exits.Set, checkURL func(string) error) 
 	return out, nil
 }
 
-func parseBatchItems(v validation, raw json.RawMessage, served exits.Set) []overview.Request {
+func parseBatchItems(v validation, raw json.RawMessage, served proxies.Set) []overview.Request {
 	var items []json.RawMessage
 	if !decodeAs(v, "requests", raw, &items, "an array of overview requests") {
 		return nil

@@ -7,14 +7,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/proxies"
 )
 
 // parseOverviewRequest is parseOverviewBody for a synchronous body. A body
 // that is not one strict JSON object (decodeJSONObject) is a 400; every
 // other problem is a 422 naming all fields.
-func parseOverviewRequest(body []byte, served exits.Set) (overview.Request, error) {
+func parseOverviewRequest(body []byte, served proxies.Set) (overview.Request, error) {
 	b, err := parseOverviewBody(body, served, nil)
 	return b.Request, err
 }
@@ -155,7 +155,7 @@ func TestParseOverviewRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseOverviewRequest([]byte(tt.body), exits.Set{})
+			got, err := parseOverviewRequest([]byte(tt.body), proxies.Set{})
 			if tt.wantErr != nil {
 				if diff := cmp.Diff(error(tt.wantErr), err); diff != "" {
 					t.Errorf("error mismatch (-want +got):\n%s", diff)

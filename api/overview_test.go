@@ -25,14 +25,14 @@ const testResultsPrefix = "test:"
 func overviewServer(t testing.TB, rdb *redis.Client, wait time.Duration, tweaks ...func(*overview.Options)) (*testServer, string) {
 	t.Helper()
 	s3 := testenv.S3(t)
-	shots, err := storage.NewScreenshots(s3)
+	shots, err := storage.NewArtifacts(s3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := newTestServer(t, 0, func(o *Options) {
 		ov := overview.Options{
 			Results: testenv.Results(t, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
-			Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots,
+			Inspector: asynq.NewInspectorFromRedisClient(rdb), Artifacts: shots,
 			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
 		}
 		for _, tweak := range tweaks {

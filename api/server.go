@@ -20,11 +20,11 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/apikey"
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/observe"
 	"github.com/kisa-dev/kisa/ops"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/proxies"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/webhook"
 )
@@ -45,9 +45,9 @@ type Options struct {
 	DocsURL     string
 	KeyCacheTTL time.Duration
 	Limits      Limits // per-key request limits; no Redis: none
-	// Countries are the exits of KISA_PROXIES: the countries served. The
+	// Countries are the proxies of KISA_PROXIES: the countries served. The
 	// zero Set serves every country.
-	Countries exits.Set
+	Countries proxies.Set
 	Logger    *slog.Logger // nil discards
 	Now       func() time.Time
 	// HealthChecks are the dependencies /readyz asks.

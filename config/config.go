@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/proxies"
 )
 
 // Config is every setting of the web, worker and admin processes.
@@ -41,9 +41,9 @@ type Config struct {
 	WorkerAddr      string        // KISA_WORKER_ADDR: the worker's health and metrics listener
 	LogLevel        string        // KISA_LOG_LEVEL: debug, info, warn, error
 
-	OverviewTimeout time.Duration // KISA_OVERVIEW_TIMEOUT: how long the API waits for a job
-	JobTimeout      time.Duration // KISA_JOB_TIMEOUT: how long one browser visit may take
-	JobMaxRetry     int           // KISA_JOB_MAX_RETRY: asynq retries of a failed visit
+	OverviewTimeout time.Duration // KISA_OVERVIEW_TIMEOUT: how long the API waits for a visit
+	VisitTimeout    time.Duration // KISA_VISIT_TIMEOUT (was KISA_JOB_TIMEOUT): how long one browser visit may take
+	TaskMaxRetry    int           // KISA_TASK_MAX_RETRY (was KISA_JOB_MAX_RETRY): asynq retries of a failed overview task
 	QueueMax        int           // KISA_QUEUE_MAX: pending visits before new ones get 503; 0 automatic
 	JobRetention    time.Duration // KISA_JOB_RETENTION: how long async jobs are kept
 
@@ -58,13 +58,13 @@ type Config struct {
 	SearchURL          string        // KISA_SEARCH_URL: results page the worker opens
 	ChromePath         string        // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
 	BrowserConcurrency int           // KISA_BROWSER_CONCURRENCY: tabs (and asynq slots) per worker
-	BrowserRecycle     int           // KISA_BROWSER_RECYCLE_AFTER: jobs before the browser restarts
+	BrowserRecycle     int           // KISA_BROWSER_RECYCLE_AFTER: visits before the browser restarts
 	OverviewSettle     time.Duration // KISA_OVERVIEW_SETTLE: quiet time that ends streaming
 	OverviewWait       time.Duration // KISA_OVERVIEW_WAIT: bounded wait for an overview
 	OverviewAppear     time.Duration // KISA_OVERVIEW_APPEAR: wait for a page to announce one
 	BrowserAllowHosts  []string      // KISA_BROWSER_ALLOW_HOSTS: domains a results page may load from
-	Proxies            exits.Set     // KISA_PROXIES: the exits by country; empty connects directly
-	ProxyCooldown      time.Duration // KISA_PROXY_COOLDOWN: how long a blocked exit is left alone
+	Proxies            proxies.Set   // KISA_PROXIES: the proxies by country; empty connects directly
+	ProxyCooldown      time.Duration // KISA_PROXY_COOLDOWN: how long a blocked proxy is left alone
 
 	S3Endpoint  string // KISA_S3_ENDPOINT: MinIO host:port the processes talk to
 	S3AccessKey string // KISA_S3_ACCESS_KEY
@@ -88,6 +88,22 @@ type Config struct {
 
 	ClientURL string // KISA_URL: the API `kisa client` talks to
 	ClientKey string // KISA_API_KEY: the key `kisa client` sends
+
+	// OldNames are the renamed variables (see Renamed) that were set under
+	// their old name, which still works for one release: the processes
+	// log a warning for each.
+	OldNames []Rename
+}
+
+// Rename is an environment variable renamed in this release: its Old
+// name is still read (with a warning) when New is not set.
+type Rename struct{ Old, New string }
+
+// Renamed lists the variables renamed in this release. After the next
+// release the old names are no longer read.
+var Renamed = []Rename{
+	{Old: "KISA_JOB_TIMEOUT", New: "KISA_VISIT_TIMEOUT"},
+	{Old: "KISA_JOB_MAX_RETRY", New: "KISA_TASK_MAX_RETRY"},
 }
 
 // MaxLimit is the largest request budget accepted, in the configuration
@@ -118,9 +134,9 @@ var Vars = []Var{
 	{"KISA_ADMIN_TOKEN", "", "Token that opens `/metrics` and the `/admin/queues` dashboard (bearer, or HTTP basic with any user name); empty: those routes do not exist."},
 	{"KISA_WORKER_ADDR", "127.0.0.1:9091", "Listener of `kisa worker` for `/livez`, `/readyz` and `/metrics`."},
 	{"KISA_LOG_LEVEL", "info", "debug, info, warn or error."},
-	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its job before answering 503; at least KISA_JOB_TIMEOUT + 15s, so that one attempt of the worker can finish."},
-	{"KISA_JOB_TIMEOUT", "45s", "How long one browser visit may take."},
-	{"KISA_JOB_MAX_RETRY", "2", "How often asynq retries a failed visit (must be at least 1)."},
+	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its visit before answering 503; at least KISA_VISIT_TIMEOUT + 15s, so that one attempt of the worker can finish."},
+	{"KISA_VISIT_TIMEOUT", "45s", "How long one browser visit may take. Was KISA_JOB_TIMEOUT, still read (with a warning in the log) for one release."},
+	{"KISA_TASK_MAX_RETRY", "2", "How often asynq retries a failed overview task (must be at least 1). Was KISA_JOB_MAX_RETRY, still read (with a warning in the log) for one release."},
 	{"KISA_QUEUE_MAX", "0", "Pending browser visits above which an overview request that needs a new visit is answered 503 at once (cache hits and requests joining a visit in flight are still served); 0 means 24 per tab of the live workers, about two minutes of work. With no worker alive for 30 s, such requests get 503 too."},
 	{"KISA_JOB_RETENTION", "168h", "How long an async job and its result are kept (7 days); a periodic task in the worker removes older ones."},
 	{"KISA_MONITOR_RETENTION", "9600h", "How long monitor runs, their readings and change events are kept (400 days); a periodic task in the worker removes older ones."},
@@ -132,13 +148,13 @@ var Vars = []Var{
 	{"KISA_SEARCH_URL", "https://www.google.com/search", "Results page the worker opens with q, gl and hl."},
 	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks on PATH for chromium, chromium-browser, google-chrome, chrome and google-chrome-stable (the names the Chrome buildpacks install)."},
 	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
-	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Jobs after which a worker restarts its browser (0: never)."},
+	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Visits after which a worker restarts its browser (0: never)."},
 	{"KISA_OVERVIEW_SETTLE", "700ms", "The overview counts as fully streamed in once its text has not changed for this long."},
 	{"KISA_OVERVIEW_WAIT", "15s", "Bounded wait for an overview to appear, finish streaming or expand; none by then means hasOverview false."},
 	{"KISA_OVERVIEW_APPEAR", "3s", "A loaded page that has shown no overview block or heading for this long has no overview (at most KISA_OVERVIEW_WAIT)."},
 	{"KISA_BROWSER_ALLOW_HOSTS", "google.com,gstatic.com,googleapis.com,googleusercontent.com,ggpht.com,ytimg.com,youtube.com", "Comma-separated domains (with their subdomains) a results page may load images, scripts, frames and data from, besides the search and consent hosts; see [Security](#security)."},
-	{"KISA_PROXIES", "", "Comma-separated `country=url` proxy exits, e.g. `at=http://host:3128,de=http://user:pass@host:8000,*=http://host:3128`; empty connects directly. See [Countries and proxies](#countries-and-proxies)."},
-	{"KISA_PROXY_COOLDOWN", "10m", "How long an exit that met the CAPTCHA or failed is left alone before it is used again."},
+	{"KISA_PROXIES", "", "Comma-separated `country=url` proxies, e.g. `at=http://host:3128,de=http://user:pass@host:8000,*=http://host:3128`; empty connects directly. See [Countries and proxies](#countries-and-proxies)."},
+	{"KISA_PROXY_COOLDOWN", "10m", "How long a proxy that met the CAPTCHA or failed is left alone before it is used again."},
 	{"KISA_S3_ENDPOINT", "127.0.0.1:9000", "MinIO (S3) host:port for uploads."},
 	{"KISA_S3_ACCESS_KEY", "", "MinIO access key (required by web and worker)."},
 	{"KISA_S3_SECRET_KEY", "", "MinIO secret key (required by web and worker)."},
@@ -160,6 +176,7 @@ var Vars = []Var{
 // returns an error naming the first variable whose value cannot be parsed;
 // Validate checks the values themselves.
 func Load(getenv func(string) string) (Config, error) {
+	getenv, old := withOldNames(getenv)
 	get := func(name string) string {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
 			return v
@@ -190,8 +207,8 @@ func Load(getenv func(string) string) (Config, error) {
 		WorkerAddr:           get("KISA_WORKER_ADDR"),
 		LogLevel:             get("KISA_LOG_LEVEL"),
 		OverviewTimeout:      p.duration("KISA_OVERVIEW_TIMEOUT"),
-		JobTimeout:           p.duration("KISA_JOB_TIMEOUT"),
-		JobMaxRetry:          p.int("KISA_JOB_MAX_RETRY"),
+		VisitTimeout:         p.duration("KISA_VISIT_TIMEOUT"),
+		TaskMaxRetry:         p.int("KISA_TASK_MAX_RETRY"),
 		QueueMax:             p.int("KISA_QUEUE_MAX"),
 		JobRetention:         p.duration("KISA_JOB_RETENTION"),
 		WebhookAllowPrivate:  p.bool("KISA_WEBHOOK_ALLOW_PRIVATE"),
@@ -225,8 +242,27 @@ func Load(getenv func(string) string) (Config, error) {
 		TrustedProxies:       p.cidrs("KISA_TRUSTED_PROXIES"),
 		ClientURL:            strings.TrimRight(get("KISA_URL"), "/"),
 		ClientKey:            get("KISA_API_KEY"),
+		OldNames:             old,
 	}
 	return c, p.err
+}
+
+// withOldNames wraps getenv so that a renamed variable left empty is read
+// under its old name; old lists the old names that were set.
+func withOldNames(getenv func(string) string) (wrapped func(string) string, old []Rename) {
+	news := map[string]string{}
+	for _, r := range Renamed {
+		if strings.TrimSpace(getenv(r.Old)) != "" {
+			old = append(old, r)
+			news[r.New] = r.Old
+		}
+	}
+	return func(name string) string {
+		if v := getenv(name); strings.TrimSpace(v) != "" || news[name] == "" {
+			return v
+		}
+		return getenv(news[name])
+	}, old
 }
 
 // parser turns strings into typed values, keeping the first error.
@@ -303,8 +339,8 @@ func (p *parser) cidrs(name string) []string {
 
 // proxies parses KISA_PROXIES. Its error names the entry by position and
 // never quotes the value, which may hold passwords.
-func (p *parser) proxies(name string) exits.Set {
-	set, err := exits.Parse(p.get(name))
+func (p *parser) proxies(name string) proxies.Set {
+	set, err := proxies.Parse(p.get(name))
 	if err != nil && p.err == nil {
 		p.err = fmt.Errorf("%s: %w", name, err)
 	}
@@ -351,8 +387,8 @@ func (c Config) Validate() error {
 		{validHostPort(c.WorkerAddr), "KISA_WORKER_ADDR", "host:port"},
 		{validLevel(c.LogLevel), "KISA_LOG_LEVEL", "debug, info, warn or error"},
 		{c.OverviewTimeout >= time.Second, "KISA_OVERVIEW_TIMEOUT", "at least 1s"},
-		{c.JobTimeout >= time.Second, "KISA_JOB_TIMEOUT", "at least 1s"},
-		{c.JobMaxRetry >= 1 && c.JobMaxRetry <= 25, "KISA_JOB_MAX_RETRY", "between 1 and 25"},
+		{c.VisitTimeout >= time.Second, "KISA_VISIT_TIMEOUT", "at least 1s"},
+		{c.TaskMaxRetry >= 1 && c.TaskMaxRetry <= 25, "KISA_TASK_MAX_RETRY", "between 1 and 25"},
 		{c.QueueMax >= 0, "KISA_QUEUE_MAX", "0 (automatic) or more"},
 		{c.JobRetention >= time.Hour, "KISA_JOB_RETENTION", "at least 1h"},
 		{c.MonitorRetention >= 24*time.Hour, "KISA_MONITOR_RETENTION", "at least 24h"},
@@ -365,7 +401,7 @@ func (c Config) Validate() error {
 		{c.BrowserRecycle >= 0, "KISA_BROWSER_RECYCLE_AFTER", "0 or more"},
 		{c.OverviewSettle >= 50*time.Millisecond, "KISA_OVERVIEW_SETTLE", "at least 50ms"},
 		{c.OverviewWait >= time.Second, "KISA_OVERVIEW_WAIT", "at least 1s"},
-		{c.OverviewWait < c.JobTimeout, "KISA_OVERVIEW_WAIT", "shorter than KISA_JOB_TIMEOUT"},
+		{c.OverviewWait < c.VisitTimeout, "KISA_OVERVIEW_WAIT", "shorter than KISA_VISIT_TIMEOUT"},
 		{c.OverviewAppear >= 0 && c.OverviewAppear <= c.OverviewWait, "KISA_OVERVIEW_APPEAR", "between 0s and KISA_OVERVIEW_WAIT"},
 		{c.ProxyCooldown >= time.Second, "KISA_PROXY_COOLDOWN", "at least 1s"},
 		{c.S3Endpoint != "" && !strings.Contains(c.S3Endpoint, "/"), "KISA_S3_ENDPOINT", "host:port without scheme"},
@@ -386,7 +422,7 @@ func (c Config) Validate() error {
 // Timing is the deadlines and retries of an overview, for the web and
 // the worker processes alike.
 func (c Config) Timing() overview.Timing {
-	return overview.Timing{Wait: c.OverviewTimeout, Visit: c.JobTimeout, MaxRetry: c.JobMaxRetry}
+	return overview.Timing{Wait: c.OverviewTimeout, Visit: c.VisitTimeout, MaxRetry: c.TaskMaxRetry}
 }
 
 // MonitorLimits is the per-account limits of monitors.

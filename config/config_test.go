@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/config"
-	"github.com/kisa-dev/kisa/exits"
+	"github.com/kisa-dev/kisa/proxies"
 )
 
 // env is a getenv over a map.
@@ -38,7 +38,7 @@ func TestDefaults(t *testing.T) {
 		Port: 8080, DatabaseURL: "postgres://postgres@127.0.0.1:5432/kisa?sslmode=disable",
 		RedisURL: "redis://127.0.0.1:6379/0", ShutdownTimeout: 25 * time.Second, APIKeyPrefix: "kisa", DocsURL: "https://docs.kisa.dev",
 		KeyCacheTTL: 30 * time.Second, LimitAI: 60, LimitOther: 450, LimitConcurrent: 10, WorkerAddr: "127.0.0.1:9091", LogLevel: "info", OverviewTimeout: 60 * time.Second,
-		JobTimeout: 45 * time.Second, JobMaxRetry: 2, JobRetention: 168 * time.Hour, MonitorRetention: 9600 * time.Hour, MonitorMaxMonitors: 20,
+		VisitTimeout: 45 * time.Second, TaskMaxRetry: 2, JobRetention: 168 * time.Hour, MonitorRetention: 9600 * time.Hour, MonitorMaxMonitors: 20,
 		MonitorMaxTargets: 2000, MonitorMaxVisits: 5000, SearchURL: "https://www.google.com/search",
 		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
 		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000", ProxyCooldown: 10 * time.Minute,
@@ -67,12 +67,12 @@ func TestValues(t *testing.T) {
 		"KISA_REDIS_TLS_INSECURE": "true", "KISA_SHUTDOWN_TIMEOUT": "90s", "KISA_API_KEY_PREFIX": "acme", "KISA_SECRETS_KEY": base64.StdEncoding.EncodeToString(key),
 		"KISA_DOCS_URL": "https://docs.example.com/", "KISA_KEY_CACHE_TTL": "0s", "KISA_LIMIT_AI": "1000000000", "KISA_LIMIT_OTHER": "0", "KISA_LIMIT_CONCURRENT": "3",
 		"KISA_ADMIN_TOKEN": "admin-token-0123456789", "KISA_WORKER_ADDR": ":9191", "KISA_LOG_LEVEL": "debug",
-		"KISA_OVERVIEW_TIMEOUT": "2m", "KISA_JOB_MAX_RETRY": "25", "KISA_JOB_RETENTION": "48h", "KISA_WEBHOOK_ALLOW_PRIVATE": "true",
+		"KISA_OVERVIEW_TIMEOUT": "2m", "KISA_TASK_MAX_RETRY": "25", "KISA_JOB_RETENTION": "48h", "KISA_WEBHOOK_ALLOW_PRIVATE": "true",
 		"KISA_MONITOR_RETENTION": "720h", "KISA_MONITOR_MAX_MONITORS": "0", "KISA_MONITOR_MAX_TARGETS": "10",
 		"KISA_MONITOR_MAX_VISITS": "240", "KISA_MONITOR_CONCURRENCY": "3",
 		"KISA_SEARCH_URL": "http://127.0.0.1:8090/search", "KISA_CHROME_PATH": "/usr/bin/chromium",
 		"KISA_BROWSER_CONCURRENCY": "64", "KISA_BROWSER_RECYCLE_AFTER": "0",
-		"KISA_OVERVIEW_SETTLE": "300ms", "KISA_OVERVIEW_WAIT": "5s", "KISA_OVERVIEW_APPEAR": "2s", "KISA_JOB_TIMEOUT": "20s", "KISA_S3_ENDPOINT": "minio:9000",
+		"KISA_OVERVIEW_SETTLE": "300ms", "KISA_OVERVIEW_WAIT": "5s", "KISA_OVERVIEW_APPEAR": "2s", "KISA_VISIT_TIMEOUT": "20s", "KISA_S3_ENDPOINT": "minio:9000",
 		"KISA_S3_ACCESS_KEY": "ak", "KISA_S3_SECRET_KEY": "sk", "KISA_S3_BUCKET": "shots", "KISA_S3_USE_SSL": "true",
 		"KISA_S3_REGION": "eu-central-1", "KISA_CDN_URL": "https://cdn.example.com/",
 		"KISA_PROXIES": "at=http://u:p@10.0.0.1:3128", "KISA_PROXY_COOLDOWN": "90s", "KISA_BROWSER_ALLOW_HOSTS": " Example.com., gstatic.com ",
@@ -83,7 +83,7 @@ func TestValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxies, err := exits.Parse("at=http://u:p@10.0.0.1:3128")
+	set, err := proxies.Parse("at=http://u:p@10.0.0.1:3128")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +91,13 @@ func TestValues(t *testing.T) {
 		Port: 9090, DatabaseURL: "postgresql://u:p@db:5432/kisa", RedisURL: "rediss://r:6380/1",
 		RedisTLSInsecure: true, ShutdownTimeout: 90 * time.Second, APIKeyPrefix: "acme", SecretsKey: key, DocsURL: "https://docs.example.com", KeyCacheTTL: 0, LimitAI: 1e9, LimitOther: 0, LimitConcurrent: 3,
 		AdminToken: "admin-token-0123456789", WorkerAddr: ":9191",
-		LogLevel: "debug", OverviewTimeout: 2 * time.Minute, JobTimeout: 20 * time.Second, JobMaxRetry: 25,
+		LogLevel: "debug", OverviewTimeout: 2 * time.Minute, VisitTimeout: 20 * time.Second, TaskMaxRetry: 25,
 		JobRetention: 48 * time.Hour, WebhookAllowPrivate: true, MonitorRetention: 720 * time.Hour, MonitorMaxMonitors: 0,
 		MonitorMaxTargets: 10, MonitorMaxVisits: 240, MonitorConcurrency: 3,
 		SearchURL: "http://127.0.0.1:8090/search", ChromePath: "/usr/bin/chromium", BrowserConcurrency: 64,
 		BrowserRecycle: 0, OverviewSettle: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: 2 * time.Second, S3Endpoint: "minio:9000", S3AccessKey: "ak", S3SecretKey: "sk", S3Bucket: "shots",
 		S3UseSSL: true, S3Region: "eu-central-1", CDNURL: "https://cdn.example.com",
-		Proxies: proxies, ProxyCooldown: 90 * time.Second, BrowserAllowHosts: []string{"example.com", "gstatic.com"},
+		Proxies: set, ProxyCooldown: 90 * time.Second, BrowserAllowHosts: []string{"example.com", "gstatic.com"},
 		CompletionsURL: "https://llm.example.com/v1/chat/completions", CompletionsKey: "sk-up", CompletionsTimeout: 2 * time.Minute,
 		ClientURL: "https://api.kisa.example", ClientKey: "acme_k",
 		ObservationRetention: 48 * time.Hour, TrustedProxies: []string{"10.0.0.0/8", "192.168.1.1"},
@@ -142,9 +142,9 @@ func TestBadSetting(t *testing.T) {
 		{name: "cache TTL negative", vr: "KISA_KEY_CACHE_TTL", value: "-1s", want: "KISA_KEY_CACHE_TTL: must be between 0s and 10m"},
 		{name: "log level", vr: "KISA_LOG_LEVEL", value: "verbose", want: "KISA_LOG_LEVEL: must be debug, info, warn or error"},
 		{name: "overview timeout", vr: "KISA_OVERVIEW_TIMEOUT", value: "500ms", want: "KISA_OVERVIEW_TIMEOUT: must be at least 1s"},
-		{name: "job timeout", vr: "KISA_JOB_TIMEOUT", value: "0s", want: "KISA_JOB_TIMEOUT: must be at least 1s"},
+		{name: "job timeout", vr: "KISA_VISIT_TIMEOUT", value: "0s", want: "KISA_VISIT_TIMEOUT: must be at least 1s"},
 		{name: "overview timeout shorter than one attempt", vr: "KISA_OVERVIEW_TIMEOUT", value: "50s",
-			want: "KISA_OVERVIEW_TIMEOUT (50s) must be at least KISA_JOB_TIMEOUT (45s) + 15s, the time one attempt of the worker may take; otherwise requests give up while their job still runs"},
+			want: "KISA_OVERVIEW_TIMEOUT (50s) must be at least KISA_VISIT_TIMEOUT (45s) + 15s, the time one attempt of the worker may take; otherwise requests give up while their visit still runs"},
 		{name: "AI limit negative", vr: "KISA_LIMIT_AI", value: "-1", want: "KISA_LIMIT_AI: must be between 0 and 1000000000"},
 		{name: "AI limit over 10^9", vr: "KISA_LIMIT_AI", value: "1000000001", want: "KISA_LIMIT_AI: must be between 0 and 1000000000"},
 		{name: "AI limit not a number", vr: "KISA_LIMIT_AI", value: "fast", want: `KISA_LIMIT_AI: "fast" is not a whole number`},
@@ -155,8 +155,8 @@ func TestBadSetting(t *testing.T) {
 		{name: "completions URL", vr: "KISA_COMPLETIONS_URL", value: "llm.example.com", want: "KISA_COMPLETIONS_URL: must be empty or an http(s) URL"},
 		{name: "completions timeout", vr: "KISA_COMPLETIONS_TIMEOUT", value: "100ms", want: "KISA_COMPLETIONS_TIMEOUT: must be at least 1s"},
 		{name: "overview settle", vr: "KISA_OVERVIEW_SETTLE", value: "10ms", want: "KISA_OVERVIEW_SETTLE: must be at least 50ms"},
-		{name: "overview wait not below job timeout", vr: "KISA_OVERVIEW_WAIT", value: "45s", want: "KISA_OVERVIEW_WAIT: must be shorter than KISA_JOB_TIMEOUT"},
-		{name: "no retry", vr: "KISA_JOB_MAX_RETRY", value: "0", want: "KISA_JOB_MAX_RETRY: must be between 1 and 25"},
+		{name: "overview wait not below job timeout", vr: "KISA_OVERVIEW_WAIT", value: "45s", want: "KISA_OVERVIEW_WAIT: must be shorter than KISA_VISIT_TIMEOUT"},
+		{name: "no retry", vr: "KISA_TASK_MAX_RETRY", value: "0", want: "KISA_TASK_MAX_RETRY: must be between 1 and 25"},
 		{name: "search URL", vr: "KISA_SEARCH_URL", value: "google.com", want: "KISA_SEARCH_URL: must be an http(s) URL"},
 		{name: "no tabs", vr: "KISA_BROWSER_CONCURRENCY", value: "0", want: "KISA_BROWSER_CONCURRENCY: must be between 1 and 64"},
 		{name: "recycle negative", vr: "KISA_BROWSER_RECYCLE_AFTER", value: "-1", want: "KISA_BROWSER_RECYCLE_AFTER: must be 0 or more"},
@@ -218,7 +218,44 @@ func TestParseSentinelURL(t *testing.T) {
 	}
 }
 
-// TestVars: Load reads exactly the variables Vars documents.
+// TestRenamedVariables: a renamed variable is still read under its old
+// name when the new one is not set, the new name wins when both are, and
+// either way the old name is reported for the warning.
+func TestRenamedVariables(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       map[string]string
+		timeout   time.Duration
+		maxRetry  int
+		wantNames []config.Rename
+	}{
+		{"new names", map[string]string{"KISA_VISIT_TIMEOUT": "20s", "KISA_TASK_MAX_RETRY": "5"}, 20 * time.Second, 5, nil},
+		{"old names", map[string]string{"KISA_JOB_TIMEOUT": "20s", "KISA_JOB_MAX_RETRY": "5"}, 20 * time.Second, 5,
+			[]config.Rename{{Old: "KISA_JOB_TIMEOUT", New: "KISA_VISIT_TIMEOUT"}, {Old: "KISA_JOB_MAX_RETRY", New: "KISA_TASK_MAX_RETRY"}}},
+		{"both: the new wins", map[string]string{"KISA_JOB_TIMEOUT": "20s", "KISA_VISIT_TIMEOUT": "30s"}, 30 * time.Second, 2,
+			[]config.Rename{{Old: "KISA_JOB_TIMEOUT", New: "KISA_VISIT_TIMEOUT"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := loadValid(tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.VisitTimeout != tt.timeout || got.TaskMaxRetry != tt.maxRetry {
+				t.Errorf("VisitTimeout, TaskMaxRetry = %s, %d; want %s, %d", got.VisitTimeout, got.TaskMaxRetry, tt.timeout, tt.maxRetry)
+			}
+			if diff := cmp.Diff(tt.wantNames, got.OldNames); diff != "" {
+				t.Errorf("old names reported (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := loadValid(map[string]string{"KISA_JOB_TIMEOUT": "soon"}); err == nil || !strings.HasPrefix(err.Error(), "KISA_VISIT_TIMEOUT: ") {
+		t.Errorf("a bad value under the old name: error %v, want one naming KISA_VISIT_TIMEOUT", err)
+	}
+}
+
+// TestVars: Load reads exactly the variables Vars documents, and the old
+// names of the renamed ones.
 func TestVars(t *testing.T) {
 	var read []string
 	config.Load(func(k string) string {
@@ -228,6 +265,9 @@ func TestVars(t *testing.T) {
 	var documented []string
 	for _, v := range config.Vars {
 		documented = append(documented, v.Name)
+	}
+	for _, r := range config.Renamed {
+		documented = append(documented, r.Old)
 	}
 	slices.Sort(read)
 	slices.Sort(documented)

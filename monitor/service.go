@@ -31,7 +31,7 @@ type Service struct {
 	db        *storage.DB
 	queue     *asynq.Client
 	read      Reader
-	shots     *storage.Screenshots
+	shots     *storage.Artifacts
 	secrets   *storage.Secrets
 	http      *http.Client
 	limits    Limits
@@ -47,12 +47,12 @@ type Options struct {
 	Queue *asynq.Client
 	// Reader reads targets (worker side); nil on the API side.
 	Reader Reader
-	// Screenshots presigns the screenshots of readings in their history;
+	// Artifacts presigns the screenshots of readings in their history;
 	// nil lists none.
-	Screenshots *storage.Screenshots
-	Secrets     *storage.Secrets
-	HTTP        *http.Client // the guarded webhook client
-	Limits      Limits
+	Artifacts *storage.Artifacts
+	Secrets   *storage.Secrets
+	HTTP      *http.Client // the guarded webhook client
+	Limits    Limits
 	// Retention is how long runs and their readings are kept
 	// (KISA_MONITOR_RETENTION).
 	Retention time.Duration
@@ -81,7 +81,7 @@ func New(o Options) *Service {
 	if o.ReadingTimeout == 0 {
 		o.ReadingTimeout = 90 * time.Second
 	}
-	return &Service{db: o.DB, queue: o.Queue, read: o.Reader, shots: o.Screenshots, secrets: o.Secrets, http: o.HTTP,
+	return &Service{db: o.DB, queue: o.Queue, read: o.Reader, shots: o.Artifacts, secrets: o.Secrets, http: o.HTTP,
 		limits: o.Limits, retention: o.Retention, timeout: o.ReadingTimeout, now: o.Now, log: o.Logger}
 }
 

@@ -27,7 +27,7 @@ type Service struct {
 	results   *storage.Results
 	client    *asynq.Client
 	inspector *asynq.Inspector
-	shots     *storage.Screenshots
+	shots     *storage.Artifacts
 	timing    Timing
 	gate      *gate
 	log       *slog.Logger
@@ -37,11 +37,11 @@ type Service struct {
 // Options are the dependencies of a Service. A nil Logger discards, a nil
 // Now is time.Now.
 type Options struct {
-	Results     *storage.Results
-	Client      *asynq.Client
-	Inspector   *asynq.Inspector
-	Screenshots *storage.Screenshots
-	Timing      Timing
+	Results   *storage.Results
+	Client    *asynq.Client
+	Inspector *asynq.Inspector
+	Artifacts *storage.Artifacts
+	Timing    Timing
 	// QueueMax is the most pending overview tasks before new visits are
 	// refused (KISA_QUEUE_MAX); 0 is TasksPerSlot per live worker slot.
 	QueueMax int
@@ -57,7 +57,7 @@ func New(o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Service{results: o.Results, client: o.Client, inspector: o.Inspector, shots: o.Screenshots,
+	return &Service{results: o.Results, client: o.Client, inspector: o.Inspector, shots: o.Artifacts,
 		timing: o.Timing, gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger, rendered: newRenderings(o.Now)}
 }
 

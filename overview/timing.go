@@ -18,9 +18,9 @@ const URLTTL = 24 * time.Hour
 type Timing struct {
 	// Wait is how long a request waits for its job (KISA_OVERVIEW_TIMEOUT).
 	Wait time.Duration
-	// Visit is how long one browser visit may take (KISA_JOB_TIMEOUT).
+	// Visit is how long one browser visit may take (KISA_VISIT_TIMEOUT).
 	Visit time.Duration
-	// MaxRetry is how often a failed visit is retried (KISA_JOB_MAX_RETRY).
+	// MaxRetry is how often a failed visit is retried (KISA_TASK_MAX_RETRY).
 	MaxRetry int
 }
 
@@ -38,7 +38,7 @@ func (Timing) RetryDelay(n int) time.Duration {
 // before one attempt of the worker can finish.
 func (t Timing) Validate() error {
 	if t.Wait < t.Task() {
-		return fmt.Errorf("KISA_OVERVIEW_TIMEOUT (%s) must be at least KISA_JOB_TIMEOUT (%s) + %s, the time one attempt of the worker may take; otherwise requests give up while their job still runs",
+		return fmt.Errorf("KISA_OVERVIEW_TIMEOUT (%s) must be at least KISA_VISIT_TIMEOUT (%s) + %s, the time one attempt of the worker may take; otherwise requests give up while their visit still runs",
 			t.Wait, t.Visit, TaskMargin)
 	}
 	return nil

@@ -15,7 +15,7 @@ func TestTimingValidate(t *testing.T) {
 		{"defaults", Timing{Wait: 60 * time.Second, Visit: 45 * time.Second, MaxRetry: 2}, ""},
 		{"wait exactly one attempt", Timing{Wait: 20 * time.Second, Visit: 5 * time.Second}, ""},
 		{"wait shorter than one attempt", Timing{Wait: 30 * time.Second, Visit: 45 * time.Second},
-			"KISA_OVERVIEW_TIMEOUT (30s) must be at least KISA_JOB_TIMEOUT (45s) + 15s"},
+			"KISA_OVERVIEW_TIMEOUT (30s) must be at least KISA_VISIT_TIMEOUT (45s) + 15s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,7 +69,7 @@ func TestChromiumKilledMidJob(t *testing.T) {
 // startPool starts a one-tab pool, closed when the test ends.
 func startPool(t *testing.T, visit time.Duration) *browser.Pool {
 	t.Helper()
-	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, JobTimeout: visit,
+	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, VisitTimeout: visit,
 		SettleQuiet: 300 * time.Millisecond, OverviewWait: 10 * time.Second, OverviewAppear: time.Second})
 	if err != nil {
 		t.Fatal(err)

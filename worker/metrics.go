@@ -19,10 +19,10 @@ const (
 	OutcomeNoOverview = "no_overview" // the page had none
 )
 
-// JobObserver is told how each attempt at an overview task ended and how
+// TaskObserver is told how each attempt at an overview task ended and how
 // long it took; Metrics is the one a worker process uses.
-type JobObserver interface {
-	JobDone(outcome string, took time.Duration)
+type TaskObserver interface {
+	TaskDone(outcome string, took time.Duration)
 	// StepDone is told how long one step of an attempt took: a
 	// browser.Step* name or StepUpload.
 	StepDone(step string, took time.Duration)
@@ -31,32 +31,32 @@ type JobObserver interface {
 // StepUpload is the step that stores the screenshots and the page's HTML.
 const StepUpload = "upload"
 
-// Metrics are a worker process's series: jobs by outcome with their
+// Metrics are a worker process's series: tasks by outcome with their
 // durations, the browser's launches and its busy tabs.
 type Metrics struct {
-	jobs     *prometheus.CounterVec
+	tasks    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	steps    *prometheus.HistogramVec
-	exits    *prometheus.CounterVec
+	proxies  *prometheus.CounterVec
 }
 
 // NewMetrics registers the worker's series on reg; pool, when not nil,
 // adds its launch count and busy tabs, read at scrape time.
 func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 	m := &Metrics{
-		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_jobs_total",
+		tasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_tasks_total",
 			Help: "Overview task attempts by outcome (ok, no_overview, or the failure: blocked, timed_out, unavailable, unrecognised, internal)."}, []string{"outcome"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_job_duration_seconds",
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_task_duration_seconds",
 			Help:    "Time one overview task attempt took, by outcome.",
 			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"outcome"}),
 	}
 	m.steps = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_step_duration_seconds",
 		Help:    "Time each step of an overview visit took (navigate, consent, settle, expand, screenshots, upload).",
 		Buckets: []float64{.05, .1, .25, .5, 1, 2, 3, 5, 7.5, 10, 15, 30}}, []string{"step"})
-	m.exits = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_exit_visits_total",
-		Help: "Visits through each proxy exit (host:port, never its credentials) by outcome (ok, or the failure: blocked, unavailable, timed_out, internal)."},
-		[]string{"exit", "outcome"})
-	reg.MustRegister(m.jobs, m.duration, m.steps, m.exits)
+	m.proxies = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_proxy_visits_total",
+		Help: "Visits through each proxy (host:port, never its credentials) by outcome (ok, or the failure: blocked, unavailable, timed_out, internal)."},
+		[]string{"proxy", "outcome"})
+	reg.MustRegister(m.tasks, m.duration, m.steps, m.proxies)
 	if pool != nil {
 		reg.MustRegister(
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_blocked_total",
@@ -74,20 +74,20 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 	return m
 }
 
-// JobDone counts one attempt (JobObserver).
-func (m *Metrics) JobDone(outcome string, took time.Duration) {
-	m.jobs.WithLabelValues(outcome).Inc()
+// TaskDone counts one attempt (TaskObserver).
+func (m *Metrics) TaskDone(outcome string, took time.Duration) {
+	m.tasks.WithLabelValues(outcome).Inc()
 	m.duration.WithLabelValues(outcome).Observe(took.Seconds())
 }
 
-// StepDone records how long one step took (JobObserver).
+// StepDone records how long one step took (TaskObserver).
 func (m *Metrics) StepDone(step string, took time.Duration) {
 	m.steps.WithLabelValues(step).Observe(took.Seconds())
 }
 
-// ExitVisit counts one visit through a proxy exit (HandlerOptions.CountExit).
-func (m *Metrics) ExitVisit(exit, outcome string) {
-	m.exits.WithLabelValues(exit, outcome).Inc()
+// ProxyVisit counts one visit through a proxy (HandlerOptions.CountProxy).
+func (m *Metrics) ProxyVisit(proxy, outcome string) {
+	m.proxies.WithLabelValues(proxy, outcome).Inc()
 }
 
 // outcome names how an attempt ended: its result, or the failure it
@@ -113,7 +113,7 @@ func (h *Handler) observe(ctx context.Context, start time.Time, res kisa.Result,
 	if h.observer == nil {
 		return
 	}
-	h.observer.JobDone(outcome(ctx, res, err), h.now().Sub(start))
+	h.observer.TaskDone(outcome(ctx, res, err), h.now().Sub(start))
 	for step, took := range steps {
 		h.observer.StepDone(step, took)
 	}

@@ -45,7 +45,7 @@ func series(tb testing.TB, reg *prometheus.Registry) map[string]float64 {
 func TestJobMetrics(t *testing.T) {
 	s3 := testenv.S3(t)
 	e := newHandlerEnv(t, s3)
-	shots, _ := storage.NewScreenshots(s3)
+	shots, _ := storage.NewArtifacts(s3)
 	if err := shots.EnsureBucket(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +53,13 @@ func TestJobMetrics(t *testing.T) {
 		e.process(t, q, false)
 	}
 	want := map[string]float64{
-		"kisa_worker_jobs_total{outcome=ok}":                          1,
-		"kisa_worker_jobs_total{outcome=no_overview}":                 1,
-		"kisa_worker_jobs_total{outcome=blocked}":                     1,
-		"kisa_worker_job_duration_seconds{outcome=ok}_count":          1,
-		"kisa_worker_job_duration_seconds{outcome=no_overview}_count": 1,
-		"kisa_worker_job_duration_seconds{outcome=blocked}_count":     1,
-		"kisa_browser_launches_total":                                 1,
+		"kisa_worker_tasks_total{outcome=ok}":                          1,
+		"kisa_worker_tasks_total{outcome=no_overview}":                 1,
+		"kisa_worker_tasks_total{outcome=blocked}":                     1,
+		"kisa_worker_task_duration_seconds{outcome=ok}_count":          1,
+		"kisa_worker_task_duration_seconds{outcome=no_overview}_count": 1,
+		"kisa_worker_task_duration_seconds{outcome=blocked}_count":     1,
+		"kisa_browser_launches_total":                                  1,
 		// Steps are timed for visits that end with a page (not the CAPTCHA).
 		"kisa_worker_step_duration_seconds{step=navigate}_count":    2,
 		"kisa_worker_step_duration_seconds{step=settle}_count":      2,
@@ -100,7 +100,7 @@ func TestStorageDownOutcome(t *testing.T) {
 	s3.Endpoint = "127.0.0.1:1"
 	e := newHandlerEnv(t, s3)
 	e.process(t, "why is the sky blue", true)
-	if got := series(t, e.reg)["kisa_worker_jobs_total{outcome=unavailable}"]; got != 1 {
+	if got := series(t, e.reg)["kisa_worker_tasks_total{outcome=unavailable}"]; got != 1 {
 		t.Errorf("unavailable jobs = %v, want 1:\n%v", got, series(t, e.reg))
 	}
 }

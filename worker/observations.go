@@ -42,10 +42,10 @@ func (h *Handler) recordVisit(ctx context.Context, p jobs.OverviewPayload, start
 // proxyCountry is the country of the proxies a visit for country goes
 // through ("*" for the catch-all); nil when visits connect directly.
 func (h *Handler) proxyCountry(country string) *string {
-	if h.exits.Empty() {
+	if h.proxies.Empty() {
 		return nil
 	}
-	pool := h.exits.Pool(country)
+	pool := h.proxies.Pool(country)
 	if len(pool) == 0 {
 		return nil
 	}

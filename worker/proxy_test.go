@@ -19,8 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kisa-dev/kisa"
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/proxies"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
@@ -32,8 +32,8 @@ import (
 // request that leaves without a proxy fails.
 const searchHost = "search.kisa.test"
 
-// exitHeader carries the tag of the proxy a request came through.
-const exitHeader = "X-Test-Exit"
+// proxyHeader carries the tag of the proxy a request came through.
+const proxyHeader = "X-Test-Proxy"
 
 // testProxy is a forward HTTP proxy on loopback that sends requests for
 // searchHost to the fixture, tagged with its name, and counts them. With
@@ -101,7 +101,7 @@ func (p *testProxy) forward(w http.ResponseWriter, r *http.Request) {
 	out.RequestURI = ""
 	out.URL.Host = p.fixture
 	out.Header.Del("Proxy-Authorization")
-	out.Header.Set(exitHeader, p.tag)
+	out.Header.Set(proxyHeader, p.tag)
 	resp, err := http.DefaultTransport.RoundTrip(out)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
@@ -122,11 +122,11 @@ func (p *testProxy) counts() (searches, challenges int) {
 	return p.searches, p.challenges
 }
 
-// blockExits wraps the fixture: /search requests that came through a
+// blockProxies wraps the fixture: /search requests that came through a
 // proxy whose tag is in blocked get the CAPTCHA redirect.
-func blockExits(fx http.Handler, blocked ...string) http.Handler {
+func blockProxies(fx http.Handler, blocked ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tag := r.Header.Get(exitHeader)
+		tag := r.Header.Get(proxyHeader)
 		for _, b := range blocked {
 			if r.URL.Path == "/search" && tag == b {
 				http.Redirect(w, r, "/sorry/index?continue="+url.QueryEscape(r.URL.String()), http.StatusFound)
@@ -141,21 +141,21 @@ func blockExits(fx http.Handler, blocked ...string) http.Handler {
 type proxyEnv struct {
 	handlerEnv
 	proxies map[string]*testProxy
-	dead    string // host:port of the se exit that nothing listens on
+	dead    string // host:port of the se proxy that nothing listens on
 	logs    *testenv.Buffer
 }
 
-// password is the credentialed exit's password; no log line may show it.
+// password is the credentialed proxy's password; no log line may show it.
 const password = "s3cret-proxy-pass"
 
 // newProxyEnv starts the fixture behind six proxies: at (tag at), de
 // (de1, which the fixture blocks, then de2), fr (needs credentials), nl
-// (blocked) and se (after an exit where nothing listens). Everything logs
+// (blocked) and se (after a proxy where nothing listens). Everything logs
 // at debug level into env.logs.
 func newProxyEnv(t *testing.T) *proxyEnv {
 	t.Helper()
 	rdb := testenv.Redis(t)
-	fx := httptest.NewServer(blockExits(serpfixture.New(serpfixture.Options{OverviewDelay: -1}), "de1", "nl"))
+	fx := httptest.NewServer(blockProxies(serpfixture.New(serpfixture.Options{OverviewDelay: -1}), "de1", "nl"))
 	t.Cleanup(fx.Close)
 	addr := strings.TrimPrefix(fx.URL, "http://")
 	env := &proxyEnv{proxies: map[string]*testProxy{}, logs: &testenv.Buffer{}}
@@ -176,13 +176,13 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 		env.proxies[e.tag] = p
 		entries = append(entries, e.country+"="+p.url())
 	}
-	set, err := exits.Parse(strings.Join(entries, ","))
+	set, err := proxies.Parse(strings.Join(entries, ","))
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	searchURL := "http://" + searchHost + "/search"
-	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, JobTimeout: 30 * time.Second,
+	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, VisitTimeout: 30 * time.Second,
 		SettleQuiet: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: time.Second,
 		SearchURL: searchURL, HostResolverRules: "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", Logger: log})
 	if err != nil {
@@ -196,8 +196,8 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 	results := testenv.Results(t, rdb, prefix)
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg, pool)
-	h, err := NewHandler(HandlerOptions{Pool: pool, Results: results, SearchURL: searchURL, Exits: set,
-		Rotation: storage.NewExitRotation(rdb, prefix, time.Hour), CountExit: m.ExitVisit, Logger: log, Observer: m})
+	h, err := NewHandler(HandlerOptions{Pool: pool, Results: results, SearchURL: searchURL, Proxies: set,
+		Rotation: storage.NewProxyRotation(rdb, prefix, time.Hour), CountProxy: m.ProxyVisit, Logger: log, Observer: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,12 +232,12 @@ func (e *proxyEnv) searches() map[string]int {
 func (e *proxyEnv) host(tag string) string { return strings.TrimPrefix(e.proxies[tag].URL, "http://") }
 
 // TestProxies runs tasks of several countries through the test proxies:
-// each country's requests leave through its own exits only; with one of
-// two exits blocked every request is still answered, the blocked exit
-// tried once and then avoided; an exit with credentials works; an exit
+// each country's requests leave through its own proxies only; with one of
+// two proxies blocked every request is still answered, the blocked proxy
+// tried once and then avoided; a proxy with credentials works; a proxy
 // where nothing listens gives way to the next one; a country
-// whose every exit is blocked gets the CAPTCHA failure, without another
-// visit once its exit cools down. No log line shows the password.
+// whose every proxy is blocked gets the CAPTCHA failure, without another
+// visit once its proxy cools down. No log line shows the password.
 func TestProxies(t *testing.T) {
 	e := newProxyEnv(t)
 	overview := func(t *testing.T, country string) jobs.Outcome {
@@ -245,25 +245,25 @@ func TestProxies(t *testing.T) {
 		out, _ := e.processIn(t, "why is the sky blue", country)
 		return out
 	}
-	t.Run("a country goes through its exit", func(t *testing.T) {
+	t.Run("a country goes through its proxy", func(t *testing.T) {
 		if out := overview(t, "at"); out.Result == nil || !out.Result.Overview.HasOverview {
 			t.Fatalf("outcome %+v, want an overview", out)
 		}
 		if diff := cmp.Diff(map[string]int{"at": 1}, e.searches()); diff != "" {
-			t.Errorf("searches by exit (-want +got):\n%s", diff)
+			t.Errorf("searches by proxy (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("a blocked exit is tried, then avoided", func(t *testing.T) {
+	t.Run("a blocked proxy is tried, then avoided", func(t *testing.T) {
 		for i := range 3 {
 			if out := overview(t, "de"); out.Result == nil {
 				t.Fatalf("request %d: outcome %+v, want a result", i, out)
 			}
 		}
 		if diff := cmp.Diff(map[string]int{"at": 1, "de1": 1, "de2": 3}, e.searches()); diff != "" {
-			t.Errorf("searches by exit (-want +got):\n%s", diff)
+			t.Errorf("searches by proxy (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("an exit with credentials", func(t *testing.T) {
+	t.Run("a proxy with credentials", func(t *testing.T) {
 		if out := overview(t, "fr"); out.Result == nil || !out.Result.Overview.HasOverview {
 			t.Fatalf("outcome %+v, want an overview", out)
 		}
@@ -271,7 +271,7 @@ func TestProxies(t *testing.T) {
 			t.Errorf("fr proxy: %d searches, %d 407s; want 1 search after at least one 407", searches, challenges)
 		}
 	})
-	t.Run("every exit blocked", func(t *testing.T) {
+	t.Run("every proxy blocked", func(t *testing.T) {
 		want := jobs.Outcome{Failure: kisa.Blocked, Part: kisa.PartBrowser}
 		for i := range 2 {
 			if out := overview(t, "nl"); out != want {
@@ -282,31 +282,31 @@ func TestProxies(t *testing.T) {
 			t.Errorf("nl proxy: %d searches, want 1 (then it cools down)", n)
 		}
 	})
-	t.Run("a dead exit is skipped", func(t *testing.T) {
+	t.Run("a dead proxy is skipped", func(t *testing.T) {
 		if out := overview(t, "se"); out.Result == nil || !out.Result.Overview.HasOverview {
-			t.Fatalf("outcome %+v, want an overview through the second exit", out)
+			t.Fatalf("outcome %+v, want an overview through the second proxy", out)
 		}
 		if n, _ := e.proxies["se"].counts(); n != 1 {
 			t.Errorf("se proxy: %d searches, want 1", n)
 		}
 	})
-	t.Run("metrics by exit", func(t *testing.T) {
+	t.Run("metrics by proxy", func(t *testing.T) {
 		name := func(tag, outcome string) string {
-			return "kisa_worker_exit_visits_total{exit=" + e.host(tag) + "}{outcome=" + outcome + "}"
+			return "kisa_worker_proxy_visits_total{outcome=" + outcome + "}{proxy=" + e.host(tag) + "}"
 		}
 		want := map[string]float64{
 			name("at", "ok"): 1, name("de1", "blocked"): 1, name("de2", "ok"): 3,
 			name("fr", "ok"): 1, name("nl", "blocked"): 1, name("se", "ok"): 1,
-			"kisa_worker_exit_visits_total{exit=" + e.dead + "}{outcome=unavailable}": 1,
+			"kisa_worker_proxy_visits_total{outcome=unavailable}{proxy=" + e.dead + "}": 1,
 		}
 		got := map[string]float64{}
 		for k, v := range series(t, e.reg) {
-			if strings.HasPrefix(k, "kisa_worker_exit_visits_total") {
+			if strings.HasPrefix(k, "kisa_worker_proxy_visits_total") {
 				got[k] = v
 			}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("exit series (-want +got):\n%s", diff)
+			t.Errorf("proxy series (-want +got):\n%s", diff)
 		}
 	})
 	// The tab's guard stops every request for another host before it is

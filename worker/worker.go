@@ -19,11 +19,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa"
-	"github.com/kisa-dev/kisa/exits"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/observe"
 	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/proxies"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker/browser"
 	"github.com/kisa-dev/kisa/worker/serp"
@@ -32,39 +32,39 @@ import (
 // Handler runs overview tasks.
 type Handler struct {
 	pool      *browser.Pool
-	shots     *storage.Screenshots
+	shots     *storage.Artifacts
 	results   *storage.Results
 	jobs      *overview.Jobs
 	searchURL *url.URL
-	exits     exits.Set
-	rotation  *storage.ExitRotation
-	onExit    func(exit, outcome string)
+	proxies   proxies.Set
+	rotation  *storage.ProxyRotation
+	onProxy   func(proxy, outcome string)
 	log       *slog.Logger
 	now       func() time.Time
-	observer  JobObserver // nil: none
+	observer  TaskObserver // nil: none
 	visits    *observe.Writer[storage.ObservedVisit]
 }
 
 // HandlerOptions are the dependencies of a Handler.
 type HandlerOptions struct {
 	Pool *browser.Pool
-	// Screenshots is the bucket of screenshots, raw HTML and evidence;
+	// Artifacts is the bucket of screenshots, raw HTML and evidence;
 	// nil (in tests) keeps no raw HTML or evidence, and tasks must not ask
 	// for screenshots.
-	Screenshots *storage.Screenshots
-	Results     *storage.Results
-	SearchURL   string
-	// Exits are the proxies by country (KISA_PROXIES); empty connects
-	// directly. Rotation, needed with exits, shares their use between
+	Artifacts *storage.Artifacts
+	Results   *storage.Results
+	SearchURL string
+	// Proxies are the proxies by country (KISA_PROXIES); empty connects
+	// directly. Rotation, needed with proxies, shares their use between
 	// workers.
-	Exits    exits.Set
-	Rotation *storage.ExitRotation
-	// CountExit, when set, is told each visit through an exit: its
-	// host:port and ExitOK or the visit's failure. It must not block.
-	CountExit func(exit, outcome string)
-	Logger    *slog.Logger // nil discards
-	Now       func() time.Time
-	Observer  JobObserver // told how each attempt ended; nil: none
+	Proxies  proxies.Set
+	Rotation *storage.ProxyRotation
+	// CountProxy, when set, is told each visit through a proxy: its
+	// host:port and ProxyOK or the visit's failure. It must not block.
+	CountProxy func(proxy, outcome string)
+	Logger     *slog.Logger // nil discards
+	Now        func() time.Time
+	Observer   TaskObserver // told how each attempt ended; nil: none
 	// Jobs ends the async jobs waiting on a visit; nil: none are kept.
 	Jobs *overview.Jobs
 	// Visits records each attempt for the observations (observations.go);
@@ -73,14 +73,14 @@ type HandlerOptions struct {
 }
 
 // NewHandler returns the task handler; it fails when SearchURL is not a
-// URL, or exits are configured without a Rotation.
+// URL, or proxies are configured without a Rotation.
 func NewHandler(o HandlerOptions) (*Handler, error) {
 	u, err := url.Parse(o.SearchURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("search URL %q is not a URL", o.SearchURL)
 	}
-	if !o.Exits.Empty() && o.Rotation == nil {
-		return nil, errors.New("worker: exits need a Rotation")
+	if !o.Proxies.Empty() && o.Rotation == nil {
+		return nil, errors.New("worker: proxies need a Rotation")
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -88,8 +88,8 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{pool: o.Pool, shots: o.Screenshots, results: o.Results, jobs: o.Jobs, searchURL: u, exits: o.Exits,
-		rotation: o.Rotation, onExit: o.CountExit, log: o.Logger, now: o.Now, observer: o.Observer, visits: o.Visits}, nil
+	return &Handler{pool: o.Pool, shots: o.Artifacts, results: o.Results, jobs: o.Jobs, searchURL: u, proxies: o.Proxies,
+		rotation: o.Rotation, onProxy: o.CountProxy, log: o.Logger, now: o.Now, observer: o.Observer, visits: o.Visits}, nil
 }
 
 // ProcessTask visits the page of one overview task and publishes the

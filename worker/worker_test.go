@@ -32,19 +32,19 @@ type handlerEnv struct {
 	results *storage.Results
 	pool    *browser.Pool
 	reg     *prometheus.Registry // the handler's and pool's metrics
-	shots   *storage.Screenshots
+	shots   *storage.Artifacts
 }
 
 func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	t.Helper()
 	rdb := testenv.Redis(t)
-	shots, err := storage.NewScreenshots(s3)
+	shots, err := storage.NewArtifacts(s3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fx := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: -1}))
 	t.Cleanup(fx.Close)
-	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, JobTimeout: 30 * time.Second,
+	pool, err := browser.NewPool(browser.Config{ExecPath: testenv.Chromium(t), Tabs: 1, VisitTimeout: 30 * time.Second,
 		SettleQuiet: 300 * time.Millisecond, OverviewWait: 5 * time.Second, OverviewAppear: time.Second,
 		SearchURL: fx.URL + "/search"})
 	if err != nil {
@@ -56,7 +56,7 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	t.Cleanup(func() { pool.Close() })
 	results := testenv.Results(t, rdb, "test:")
 	reg := prometheus.NewRegistry()
-	h, err := NewHandler(HandlerOptions{Pool: pool, Screenshots: shots, Results: results,
+	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: shots, Results: results,
 		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler), Observer: NewMetrics(reg, pool)})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func (e handlerEnv) download(t *testing.T, key string) string {
 func TestProcessTask(t *testing.T) {
 	s3 := testenv.S3(t)
 	e := newHandlerEnv(t, s3)
-	shots, _ := storage.NewScreenshots(s3)
+	shots, _ := storage.NewArtifacts(s3)
 	if err := shots.EnsureBucket(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestProcessTask(t *testing.T) {
 		if !errors.Is(err, asynq.SkipRetry) || out.Failure != kisa.Unrecognised || !strings.HasPrefix(out.Evidence, storage.EvidencePrefix) {
 			t.Fatalf("err %v, outcome %+v; want SkipRetry, unrecognised and evidence", err, out)
 		}
-		if got := series(t, e.reg)["kisa_worker_jobs_total{outcome=unrecognised}"]; got != 1 {
+		if got := series(t, e.reg)["kisa_worker_tasks_total{outcome=unrecognised}"]; got != 1 {
 			t.Errorf("unrecognised jobs = %v, want 1", got)
 		}
 		if page := e.download(t, out.Evidence+"page.html.gz"); !strings.Contains(page, "Nx7Q2") {
@@ -189,7 +189,7 @@ func TestProcessTask(t *testing.T) {
 func TestProcessTaskCaches(t *testing.T) {
 	s3 := testenv.S3(t)
 	e := newHandlerEnv(t, s3)
-	shots, _ := storage.NewScreenshots(s3)
+	shots, _ := storage.NewArtifacts(s3)
 	if err := shots.EnsureBucket(context.Background()); err != nil {
 		t.Fatal(err)
 	}

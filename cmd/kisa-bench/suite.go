@@ -188,7 +188,7 @@ func (s *suite) start() error {
 	}
 	web := []string{"KISA_HOST=127.0.0.1", "KISA_LIMIT_OTHER=1000000000", "KISA_LIMIT_AI=1000000000",
 		"KISA_LIMIT_CONCURRENT=100000", "KISA_ADMIN_TOKEN=" + s.token, "KISA_OVERVIEW_TIMEOUT=600s",
-		"KISA_JOB_TIMEOUT=120s", "KISA_QUEUE_MAX=100000"}
+		"KISA_VISIT_TIMEOUT=120s", "KISA_QUEUE_MAX=100000"}
 	if s.web, err = s.startHTTP("kisa", web, "/readyz", "web"); err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func (s *suite) startWorker(tabs int) error {
 	}
 	env := []string{"KISA_WORKER_ADDR=" + addr, fmt.Sprintf("KISA_BROWSER_CONCURRENCY=%d", tabs),
 		"KISA_SEARCH_URL=" + s.fixture + "/search", "TMPDIR=" + filepath.Join(s.dir, "tmp"),
-		"KISA_JOB_TIMEOUT=120s", "KISA_OVERVIEW_TIMEOUT=600s", "KISA_ADMIN_TOKEN=" + s.token}
+		"KISA_VISIT_TIMEOUT=120s", "KISA_OVERVIEW_TIMEOUT=600s", "KISA_ADMIN_TOKEN=" + s.token}
 	p, err := s.spawn("kisa", env, "worker")
 	if err != nil {
 		return err

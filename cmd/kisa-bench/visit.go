@@ -30,7 +30,7 @@ func runVisit(ctx context.Context, args []string, getenv func(string) string, st
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := browser.Config{ExecPath: getenv("KISA_CHROME_PATH"), Tabs: 1, JobTimeout: 90 * time.Second,
+	cfg := browser.Config{ExecPath: getenv("KISA_CHROME_PATH"), Tabs: 1, VisitTimeout: 90 * time.Second,
 		SettleQuiet: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second}
 	var pool *browser.Pool
 	if !*fresh {

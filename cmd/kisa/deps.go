@@ -40,11 +40,17 @@ func startCommand(e env, name, summary string, args []string) (config.Config, er
 	return loadConfig(e)
 }
 
-// newLogger writes JSON lines to w at the configured level.
-func newLogger(w io.Writer, level string) *slog.Logger {
+// newLogger writes JSON lines to w at the configured level, starting with
+// a warning for each renamed variable set under its old name.
+func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
 	var l slog.Level
-	_ = l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	_ = l.UnmarshalText([]byte(cfg.LogLevel))
+	log := slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	for _, r := range cfg.OldNames {
+		log.Warn("environment variable renamed: set the new name; the old one stops working in the next release",
+			"old", r.Old, "new", r.New)
+	}
+	return log
 }
 
 // pgCannotConnectNow is PostgreSQL's SQLSTATE for "the database system is
@@ -119,12 +125,12 @@ func openRedis(ctx context.Context, cfg config.Config) (*redis.Client, error) {
 
 // openJobStores connects what both sides of the overview jobs use: Redis
 // and the screenshot bucket. Close the client when done.
-func openJobStores(ctx context.Context, cfg config.Config) (*redis.Client, *storage.Screenshots, error) {
+func openJobStores(ctx context.Context, cfg config.Config) (*redis.Client, *storage.Artifacts, error) {
 	rdb, err := openRedis(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	shots, err := openScreenshots(ctx, cfg)
+	shots, err := openArtifacts(ctx, cfg)
 	if err != nil {
 		rdb.Close()
 		return nil, nil, err
@@ -132,13 +138,13 @@ func openJobStores(ctx context.Context, cfg config.Config) (*redis.Client, *stor
 	return rdb, shots, nil
 }
 
-// openScreenshots connects to MinIO and makes sure the bucket and its
+// openArtifacts connects to MinIO and makes sure the bucket and its
 // expiry rule exist.
-func openScreenshots(ctx context.Context, cfg config.Config) (*storage.Screenshots, error) {
+func openArtifacts(ctx context.Context, cfg config.Config) (*storage.Artifacts, error) {
 	if err := cfg.RequireS3(); err != nil {
 		return nil, err
 	}
-	shots, err := storage.NewScreenshots(storage.S3Config{Endpoint: cfg.S3Endpoint, AccessKey: cfg.S3AccessKey,
+	shots, err := storage.NewArtifacts(storage.S3Config{Endpoint: cfg.S3Endpoint, AccessKey: cfg.S3AccessKey,
 		SecretKey: cfg.S3SecretKey, Bucket: cfg.S3Bucket, Region: cfg.S3Region, UseSSL: cfg.S3UseSSL,
 		PublicURL: cfg.CDNURL})
 	if err != nil {
@@ -154,10 +160,10 @@ func openScreenshots(ctx context.Context, cfg config.Config) (*storage.Screensho
 
 // newOverviewService builds the overview use case on Redis and the
 // bucket; web and worker processes both use it.
-func newOverviewService(cfg config.Config, rdb *redis.Client, results *storage.Results, shots *storage.Screenshots, log *slog.Logger) *overview.Service {
+func newOverviewService(cfg config.Config, rdb *redis.Client, results *storage.Results, shots *storage.Artifacts, log *slog.Logger) *overview.Service {
 	return overview.New(overview.Options{
 		Results: results, Client: asynq.NewClientFromRedisClient(rdb),
-		Inspector: asynq.NewInspectorFromRedisClient(rdb), Screenshots: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
+		Inspector: asynq.NewInspectorFromRedisClient(rdb), Artifacts: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
 	})
 }
 

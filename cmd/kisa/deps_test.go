@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/testenv"
 )
 
@@ -48,4 +50,33 @@ func TestConnectDBWaitsForPostgres(t *testing.T) {
 			t.Fatalf("err = %v, want a failure that says how to start PostgreSQL", err)
 		}
 	})
+}
+
+// TestLoggerWarnsOfOldNames: a renamed variable set under its old name is
+// read, and the process's log starts with a warning naming both names.
+func TestLoggerWarnsOfOldNames(t *testing.T) {
+	cfg, err := config.Load(func(k string) string {
+		return map[string]string{"KISA_JOB_TIMEOUT": "20s"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.VisitTimeout != 20*time.Second {
+		t.Errorf("VisitTimeout = %s, want 20s read from KISA_JOB_TIMEOUT", cfg.VisitTimeout)
+	}
+	var out strings.Builder
+	newLogger(&out, cfg)
+	var line struct{ Level, Msg, Old, New string }
+	if err := json.Unmarshal([]byte(out.String()), &line); err != nil {
+		t.Fatalf("log %q: %v", out.String(), err)
+	}
+	if line.Level != "WARN" || line.Old != "KISA_JOB_TIMEOUT" || line.New != "KISA_VISIT_TIMEOUT" ||
+		!strings.HasPrefix(line.Msg, "environment variable renamed") {
+		t.Errorf("log line %+v, want a warning naming KISA_JOB_TIMEOUT and KISA_VISIT_TIMEOUT", line)
+	}
+	out.Reset()
+	newLogger(&out, config.Config{LogLevel: "info"})
+	if out.Len() != 0 {
+		t.Errorf("without old names the logger wrote %q", out.String())
+	}
 }

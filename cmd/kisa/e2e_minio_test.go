@@ -17,7 +17,7 @@ import (
 func TestMinIODownMidJob(t *testing.T) {
 	s3 := testenv.NewProxy(t, testenv.Get("KISA_S3_ENDPOINT", "127.0.0.1:9000"), true)
 	s := startStack(t, stackOptions{waitTimeout: "120s", fixture: serpfixture.Options{OverviewDelay: -1},
-		env: []string{"KISA_S3_ENDPOINT=" + s3.Addr(), "KISA_JOB_MAX_RETRY=1"}})
+		env: []string{"KISA_S3_ENDPOINT=" + s3.Addr(), "KISA_TASK_MAX_RETRY=1"}})
 	const (
 		q     = "screenshots while minio is down"
 		shots = `{"query":"` + q + `","languageCode":"en","screenshots":true}`

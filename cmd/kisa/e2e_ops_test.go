@@ -59,9 +59,9 @@ func (s *stack) checkOperations(t *testing.T) {
 			`kisa_ratelimit_decisions_total{budget="ai",decision="allowed"}`,
 			`kisa_ratelimit_decisions_total{budget="concurrent",decision="allowed"}`,
 			"go_goroutines ", "process_resident_memory_bytes ",
-		}, not: []string{"kisa_queue_tasks", "kisa_worker_jobs_total"}},
+		}, not: []string{"kisa_queue_tasks", "kisa_worker_tasks_total"}},
 		{name: "worker metrics", url: s.worker + "/metrics", want: []string{
-			`kisa_worker_jobs_total{outcome="ok"}`, `kisa_worker_job_duration_seconds_count{outcome="ok"}`,
+			`kisa_worker_tasks_total{outcome="ok"}`, `kisa_worker_task_duration_seconds_count{outcome="ok"}`,
 			`kisa_queue_tasks{queue="overview",state="pending"}`, `kisa_queue_up{queue="overview"} 1`,
 			"kisa_browser_launches_total 1", "kisa_browser_tabs 2", "kisa_browser_tabs_busy ",
 			"go_goroutines ", "process_resident_memory_bytes ",

@@ -9,7 +9,7 @@ import (
 
 // quickJobs are settings under which a request gives up after 25 s
 // (KISA_OVERVIEW_TIMEOUT "25s"), shorter than the stack's default.
-var quickJobs = []string{"KISA_JOB_TIMEOUT=10s", "KISA_OVERVIEW_WAIT=5s", "KISA_OVERVIEW_APPEAR=1s",
+var quickJobs = []string{"KISA_VISIT_TIMEOUT=10s", "KISA_OVERVIEW_WAIT=5s", "KISA_OVERVIEW_APPEAR=1s",
 	"KISA_OVERVIEW_SETTLE=200ms"}
 
 // TestResultOfAbandonedRequestIsKept: a request that gave up (503 after

@@ -66,7 +66,7 @@ func (s sentinelSet) masterPort() string {
 func TestSentinelFailover(t *testing.T) {
 	set := startSentinelSet(t)
 	s := startStack(t, stackOptions{waitTimeout: "21s", fixture: serpfixture.Options{OverviewDelay: -1},
-		env: []string{"REDIS_URL=" + set.url(), "KISA_BROWSER_CONCURRENCY=1", "KISA_JOB_TIMEOUT=6s",
+		env: []string{"REDIS_URL=" + set.url(), "KISA_BROWSER_CONCURRENCY=1", "KISA_VISIT_TIMEOUT=6s",
 			"KISA_OVERVIEW_WAIT=3s", "KISA_OVERVIEW_APPEAR=1s", "KISA_OVERVIEW_SETTLE=200ms"}})
 	opt, err := config.ParseSentinelURL(set.url())
 	if err != nil {

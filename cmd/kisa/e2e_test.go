@@ -67,7 +67,7 @@ func startStack(t *testing.T, o stackOptions) *stack {
 		"KISA_S3_ENDPOINT=" + s3.Endpoint, "KISA_S3_ACCESS_KEY=" + s3.AccessKey, "KISA_S3_SECRET_KEY=" + s3.SecretKey,
 		"KISA_S3_BUCKET=" + s3.Bucket, "KISA_S3_REGION=" + s3.Region, "KISA_CDN_URL=" + s3.PublicURL,
 		"KISA_CHROME_PATH=" + testenv.Chromium(t), "KISA_SEARCH_URL=" + fsrv.URL + "/search",
-		"KISA_BROWSER_CONCURRENCY=2", "KISA_OVERVIEW_TIMEOUT=" + o.waitTimeout, "KISA_JOB_TIMEOUT=30s",
+		"KISA_BROWSER_CONCURRENCY=2", "KISA_OVERVIEW_TIMEOUT=" + o.waitTimeout, "KISA_VISIT_TIMEOUT=30s",
 		"KISA_WORKER_ADDR=127.0.0.1:0", "KISA_ADMIN_TOKEN=" + e2eAdminToken, "KISA_LIMIT_CONCURRENT=50",
 	}
 	s.environ = append(s.environ, o.env...)

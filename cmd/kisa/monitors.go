@@ -17,9 +17,9 @@ import (
 
 // newMonitors builds the monitors use case; reader is nil in the web
 // process (it only stores monitors and starts runs).
-func newMonitors(cfg config.Config, db *storage.DB, rdb *redis.Client, shots *storage.Screenshots,
+func newMonitors(cfg config.Config, db *storage.DB, rdb *redis.Client, shots *storage.Artifacts,
 	secrets *storage.Secrets, reader monitor.Reader, log *slog.Logger) *monitor.Service {
-	o := monitor.Options{DB: db, Queue: asynq.NewClientFromRedisClient(rdb), Screenshots: shots,
+	o := monitor.Options{DB: db, Queue: asynq.NewClientFromRedisClient(rdb), Artifacts: shots,
 		Secrets: secrets, HTTP: webhook.Guard{AllowPrivate: cfg.WebhookAllowPrivate}.Client(),
 		Limits: cfg.MonitorLimits(), Retention: cfg.MonitorRetention,
 		ReadingTimeout: cfg.OverviewTimeout + overview.TaskMargin, Logger: log}

@@ -26,7 +26,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(e.stderr, cfg.LogLevel)
+	log := newLogger(e.stderr, cfg)
 	gin.SetMode(gin.ReleaseMode)
 	// Request ids are UUIDs: draw their randomness from a buffer rather
 	// than with a system call per request.

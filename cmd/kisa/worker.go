@@ -30,11 +30,11 @@ import (
 // scheduler of the periodic maintenance task. It needs PostgreSQL and
 // KISA_SECRETS_KEY to end async jobs and sign their webhooks.
 func runWorker(ctx context.Context, e env, args []string) error {
-	cfg, err := startCommand(e, "worker", "Run a browser worker: an asynq server whose jobs run in a pool of Chromium tabs.", args)
+	cfg, err := startCommand(e, "worker", "Run a browser worker: an asynq server whose tasks run in a pool of Chromium tabs.", args)
 	if err != nil {
 		return err
 	}
-	log := newLogger(e.stderr, cfg.LogLevel)
+	log := newLogger(e.stderr, cfg)
 	db, secrets, err := openAccountStores(ctx, cfg)
 	if err != nil {
 		return err
@@ -53,7 +53,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	js := newJobs(cfg, overviews, db, secrets, log)
 	mons := newMonitors(cfg, db, rdb, shots, secrets, overviews, log)
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
-		RecycleAfter: cfg.BrowserRecycle, JobTimeout: cfg.JobTimeout, SettleQuiet: cfg.OverviewSettle,
+		RecycleAfter: cfg.BrowserRecycle, VisitTimeout: cfg.VisitTimeout, SettleQuiet: cfg.OverviewSettle,
 		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, SearchURL: cfg.SearchURL,
 		AllowHosts: cfg.BrowserAllowHosts, Logger: log})
 	if err != nil {
@@ -80,9 +80,9 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	defer pool.Close()
 	visits := newVisitWriter(cfg, db, reg, log)
 	defer closeWriter(visits, log)
-	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Screenshots: shots, Visits: visits,
-		Results: results, Jobs: js, SearchURL: cfg.SearchURL, Exits: cfg.Proxies,
-		Rotation: storage.NewExitRotation(rdb, redisPrefix, cfg.ProxyCooldown), CountExit: metrics.ExitVisit,
+	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Artifacts: shots, Visits: visits,
+		Results: results, Jobs: js, SearchURL: cfg.SearchURL, Proxies: cfg.Proxies,
+		Rotation: storage.NewProxyRotation(rdb, redisPrefix, cfg.ProxyCooldown), CountProxy: metrics.ProxyVisit,
 		Logger: log, Observer: metrics})
 	if err != nil {
 		return err

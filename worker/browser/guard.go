@@ -37,7 +37,7 @@ const noPopups = `(() => {
 	addEventListener("submit", stay, true);
 })()`
 
-// Proxy is the exit a visit's browser context connects through.
+// Proxy is the proxy server a visit's browser context connects through.
 type Proxy struct {
 	// Server is scheme://host:port.
 	Server string
@@ -196,7 +196,7 @@ func (g *guard) paused(ev *fetch.EventRequestPaused) {
 	_ = fetch.FailRequest(ev.RequestID, reason).Do(g.exec)
 }
 
-// auth answers a proxy's challenge with the exit's credentials, once per
+// auth answers a proxy's challenge with the proxy's credentials, once per
 // request; every other challenge (a server's, or the proxy's again after
 // wrong credentials) is cancelled.
 func (g *guard) auth(ev *fetch.EventAuthRequired) {

@@ -37,7 +37,7 @@ func testConfig(tb testing.TB) Config {
 	return Config{
 		ExecPath:     os.Getenv("KISA_CHROME_PATH"),
 		Tabs:         2,
-		JobTimeout:   90 * time.Second,
+		VisitTimeout: 90 * time.Second,
 		SettleQuiet:  500 * time.Millisecond,
 		OverviewWait: 2 * time.Second,
 		SearchURL:    "http://127.0.0.1/search",

@@ -38,8 +38,8 @@ type Config struct {
 	Tabs int
 	// RecycleAfter restarts the browser after this many visits; 0 = never.
 	RecycleAfter int
-	// JobTimeout bounds one visit; it is put on the visit's tab.
-	JobTimeout time.Duration
+	// VisitTimeout bounds one visit; it is put on the visit's tab.
+	VisitTimeout time.Duration
 	// SettleQuiet is how long the overview text must stay unchanged to
 	// count as finished streaming (e.g. 700ms).
 	SettleQuiet time.Duration
@@ -79,8 +79,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("browser: Tabs must be at least 1, got %d", c.Tabs)
 	case c.RecycleAfter < 0:
 		return fmt.Errorf("browser: RecycleAfter must not be negative, got %d", c.RecycleAfter)
-	case c.JobTimeout <= 0:
-		return fmt.Errorf("browser: JobTimeout must be positive, got %s", c.JobTimeout)
+	case c.VisitTimeout <= 0:
+		return fmt.Errorf("browser: VisitTimeout must be positive, got %s", c.VisitTimeout)
 	case c.SettleQuiet <= 0:
 		return fmt.Errorf("browser: SettleQuiet must be positive, got %s", c.SettleQuiet)
 	case c.OverviewAppear < 0 || c.OverviewAppear > c.OverviewWait:
@@ -227,7 +227,7 @@ func (p *Pool) Close() error {
 //
 // It returns an error wrapping kisa.Blocked on the CAPTCHA page, one
 // wrapping kisa.Unavailable when the browser died or the page failed to
-// load, one wrapping kisa.TimedOut when Config.JobTimeout passed, one
+// load, one wrapping kisa.TimedOut when Config.VisitTimeout passed, one
 // wrapping ctx's error when ctx ended, and a plain error for a malformed
 // URL or anything else.
 func (p *Pool) Visit(ctx context.Context, req VisitRequest) (VisitResult, error) {

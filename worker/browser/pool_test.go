@@ -25,7 +25,7 @@ func TestConfigValidate(t *testing.T) {
 		{"valid", func(*Config) {}, ""},
 		{"no tabs", func(c *Config) { c.Tabs = 0 }, "Tabs"},
 		{"negative recycle", func(c *Config) { c.RecycleAfter = -1 }, "RecycleAfter"},
-		{"no job timeout", func(c *Config) { c.JobTimeout = 0 }, "JobTimeout"},
+		{"no job timeout", func(c *Config) { c.VisitTimeout = 0 }, "VisitTimeout"},
 		{"no settle quiet", func(c *Config) { c.SettleQuiet = 0 }, "SettleQuiet"},
 		{"wait shorter than quiet", func(c *Config) { c.OverviewWait = c.SettleQuiet }, "OverviewWait"},
 	}

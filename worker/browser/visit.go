@@ -30,7 +30,7 @@ const (
 
 // ErrProxy marks a visit that failed because its proxy did not connect,
 // refused the credentials or could not reach the search engine; it also
-// wraps kisa.Unavailable. Another exit may do better.
+// wraps kisa.Unavailable. Another proxy may do better.
 var ErrProxy = errors.New("proxy failed")
 
 // errTabNotOpened marks a visit whose tab could not even be opened; when
@@ -50,7 +50,7 @@ type VisitRequest struct {
 	// tab closes; when it reports true, VisitResult.FullPage holds a
 	// screenshot of the whole page (evidence of a page not recognised).
 	FullPage func(html string) bool
-	// Proxy is the exit the visit's browser context connects through; nil
+	// Proxy is the proxy server the visit's browser context connects through; nil
 	// connects directly.
 	Proxy *Proxy
 }
@@ -113,11 +113,11 @@ func (p *Pool) newVisit(b *chromium, req VisitRequest) *visit {
 	return v
 }
 
-// run performs the visit in a new tab under Config.JobTimeout, cancelled
+// run performs the visit in a new tab under Config.VisitTimeout, cancelled
 // when ctx ends, and logs how it went. Its errors are those that
 // Pool.Visit documents (see explain).
 func (v *visit) run(ctx context.Context) (VisitResult, error) {
-	deadline, cancel := context.WithTimeout(v.b.ctx, v.p.cfg.JobTimeout)
+	deadline, cancel := context.WithTimeout(v.b.ctx, v.p.cfg.VisitTimeout)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 
@@ -147,7 +147,7 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 		}
 		return fmt.Errorf("%w: chromium (pid %d) exited during the visit: %w", kisa.Unavailable, v.b.pid, err)
 	case errors.Is(deadline.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: visit took longer than %s: %w", kisa.TimedOut, v.p.cfg.JobTimeout, err)
+		return fmt.Errorf("%w: visit took longer than %s: %w", kisa.TimedOut, v.p.cfg.VisitTimeout, err)
 	}
 	return err
 }

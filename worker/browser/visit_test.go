@@ -289,7 +289,7 @@ func shotNames(shots map[string][]byte) []string {
 func TestVisitOverviewAppear(t *testing.T) {
 	s := newSite(t)
 	p := newTestPool(t, func(c *Config) {
-		c.OverviewWait, c.OverviewAppear, c.JobTimeout = 3*time.Minute, 300*time.Millisecond, time.Minute
+		c.OverviewWait, c.OverviewAppear, c.VisitTimeout = 3*time.Minute, 300*time.Millisecond, time.Minute
 	})
 	tests := []struct {
 		name         string

@@ -11,16 +11,16 @@ import (
 	"github.com/kisa-dev/kisa/testenv"
 )
 
-// TestExitRotation checks the shared choice of exits: least recently used
-// first, a cooling exit skipped until its cooldown ends, none when all
+// TestProxyRotation checks the shared choice of proxies: least recently used
+// first, a cooling proxy skipped until its cooldown ends, none when all
 // cool down, and two rotations on one Redis sharing the state.
-func TestExitRotation(t *testing.T) {
+func TestProxyRotation(t *testing.T) {
 	rdb := testenv.Redis(t)
 	ctx := context.Background()
 	prefix := "test-" + testenv.RandomHex(4) + ":"
-	a := storage.NewExitRotation(rdb, prefix, time.Hour)
-	b := storage.NewExitRotation(rdb, prefix, time.Hour)
-	pick := func(r *storage.ExitRotation, pool string) int {
+	a := storage.NewProxyRotation(rdb, prefix, time.Hour)
+	b := storage.NewProxyRotation(rdb, prefix, time.Hour)
+	pick := func(r *storage.ProxyRotation, pool string) int {
 		t.Helper()
 		i, ok, err := r.Pick(ctx, pool, 3)
 		if err != nil {
@@ -41,14 +41,14 @@ func TestExitRotation(t *testing.T) {
 		}
 		return now.UnixMilli()
 	}
-	pickNext := func(r *storage.ExitRotation, pool string) int {
+	pickNext := func(r *storage.ProxyRotation, pool string) int {
 		t.Helper()
 		at := redisMs()
 		testenv.Eventually(t, 5*time.Second, "Redis' clock to pass a millisecond", func() bool { return redisMs() > at })
 		return pick(r, pool)
 	}
 	var got []int
-	for _, r := range []*storage.ExitRotation{a, b, a, b} {
+	for _, r := range []*storage.ProxyRotation{a, b, a, b} {
 		got = append(got, pickNext(r, "de"))
 	}
 	if err := a.Cool(ctx, "de", 1); err != nil {
@@ -69,22 +69,22 @@ func TestExitRotation(t *testing.T) {
 	}
 
 	const cooldown = 50 * time.Millisecond
-	short := storage.NewExitRotation(rdb, prefix, cooldown)
+	short := storage.NewProxyRotation(rdb, prefix, cooldown)
 	if err := short.Cool(ctx, "fr", 0); err != nil {
 		t.Fatal(err)
 	}
-	cooled := redisMs() // exit 0 cools until this + cooldown at the latest
+	cooled := redisMs() // proxy 0 cools until this + cooldown at the latest
 	if i := pickNext(short, "fr"); i != 1 {
-		t.Errorf("pick with exit 0 cooling = %d, want 1", i)
+		t.Errorf("pick with proxy 0 cooling = %d, want 1", i)
 	}
-	testenv.Eventually(t, 5*time.Second, "exit 0's cooldown to end on Redis' clock", func() bool {
+	testenv.Eventually(t, 5*time.Second, "proxy 0's cooldown to end on Redis' clock", func() bool {
 		return redisMs() >= cooled+cooldown.Milliseconds()
 	})
 	var after []int
 	for range 3 {
 		after = append(after, pickNext(short, "fr"))
 	}
-	// Exit 0 is back, counted as used when its cooldown ended.
+	// Proxy 0 is back, counted as used when its cooldown ended.
 	if diff := cmp.Diff([]int{2, 1, 0}, after); diff != "" {
 		t.Errorf("picks after the cooldown (-want +got):\n%s", diff)
 	}

@@ -40,7 +40,7 @@ const EvidenceExpiryDays = 7
 // evidenceRuleID names the lifecycle rule of EvidencePrefix.
 const evidenceRuleID = "kisa-expire-evidence"
 
-// S3Config locates the S3-compatible store (MinIO) that keeps screenshots.
+// S3Config locates the S3-compatible store (MinIO) that keeps the artifacts.
 type S3Config struct {
 	Endpoint  string // host:port the service talks to, e.g. 127.0.0.1:9000
 	AccessKey string
@@ -54,9 +54,11 @@ type S3Config struct {
 	PublicURL string
 }
 
-// Screenshots stores page screenshots as PNG objects and hands out
-// presigned GET URLs for them.
-type Screenshots struct {
+// Artifacts is the bucket of what visits leave behind: a result's
+// screenshots (PNG) and page HTML, and the evidence of pages the worker
+// did not recognise. It stores objects and hands out presigned GET URLs
+// for them.
+type Artifacts struct {
 	client *minio.Client // talks to Endpoint
 	signer *minio.Client // signs URLs for the PublicURL host; never dials
 	bucket string
@@ -83,10 +85,10 @@ type sharedURL struct {
 	signed time.Time
 }
 
-// NewScreenshots builds the store from cfg without contacting the server.
+// NewArtifacts builds the store from cfg without contacting the server.
 // It returns an error naming the bad setting when cfg is incomplete or
 // PublicURL is not a bare http(s) base URL.
-func NewScreenshots(cfg S3Config) (*Screenshots, error) {
+func NewArtifacts(cfg S3Config) (*Artifacts, error) {
 	if cfg.Endpoint == "" || cfg.Bucket == "" || cfg.AccessKey == "" || cfg.SecretKey == "" {
 		return nil, errors.New("screenshots: S3 endpoint, bucket, access key and secret key are required")
 	}
@@ -109,7 +111,7 @@ func NewScreenshots(cfg S3Config) (*Screenshots, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Screenshots{client: client, signer: signer, bucket: cfg.Bucket, region: cfg.Region,
+	return &Artifacts{client: client, signer: signer, bucket: cfg.Bucket, region: cfg.Region,
 		now: time.Now, shared: map[sharedKey]sharedURL{}}, nil
 }
 
@@ -153,7 +155,7 @@ func newS3Client(cfg S3Config, host string, secure bool) (*minio.Client, error) 
 // object must live at least 48h. MinIO expires by whole days, so objects
 // live 48-72h. Safe to call concurrently and repeatedly. It returns an
 // error when the server is unreachable or refuses the request.
-func (s *Screenshots) EnsureBucket(ctx context.Context) error {
+func (s *Artifacts) EnsureBucket(ctx context.Context) error {
 	exists, err := s.client.BucketExists(ctx, s.bucket)
 	if err != nil {
 		return fmt.Errorf("screenshots: check bucket %q: %w", s.bucket, err)
@@ -185,7 +187,7 @@ func (s *Screenshots) EnsureBucket(ctx context.Context) error {
 // Put stores png under key with Content-Type image/png. The real size is
 // passed on, so the upload is one request with no large buffer. It returns
 // an error when the upload fails.
-func (s *Screenshots) Put(ctx context.Context, key string, png []byte) error {
+func (s *Artifacts) Put(ctx context.Context, key string, png []byte) error {
 	return s.PutObject(ctx, key, png, "image/png", "")
 }
 
@@ -193,7 +195,7 @@ func (s *Screenshots) Put(ctx context.Context, key string, png []byte) error {
 // Content-Type text/html; charset=utf-8 and Content-Encoding gzip, so a
 // browser or curl --compressed shows the page. It returns an error when
 // the upload fails.
-func (s *Screenshots) PutGzipHTML(ctx context.Context, key, page string) error {
+func (s *Artifacts) PutGzipHTML(ctx context.Context, key, page string) error {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	if _, err := zw.Write([]byte(page)); err != nil {
@@ -208,7 +210,7 @@ func (s *Screenshots) PutGzipHTML(ctx context.Context, key, page string) error {
 // PutObject stores body under key with the given Content-Type and
 // Content-Encoding ("" for none). It returns an error when the upload
 // fails.
-func (s *Screenshots) PutObject(ctx context.Context, key string, body []byte, contentType, encoding string) error {
+func (s *Artifacts) PutObject(ctx context.Context, key string, body []byte, contentType, encoding string) error {
 	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(body), int64(len(body)),
 		minio.PutObjectOptions{ContentType: contentType, ContentEncoding: encoding})
 	if err != nil {
@@ -220,7 +222,7 @@ func (s *Screenshots) PutObject(ctx context.Context, key string, body []byte, co
 // URL returns a presigned GET URL for key on the public host, valid for
 // ttl (1s to 7 days). It makes no network call and does not check that the
 // object exists; it returns an error for an invalid key or ttl.
-func (s *Screenshots) URL(ctx context.Context, key string, ttl time.Duration) (string, error) {
+func (s *Artifacts) URL(ctx context.Context, key string, ttl time.Duration) (string, error) {
 	u, err := s.signer.PresignedGetObject(ctx, s.bucket, key, ttl, nil)
 	if err != nil {
 		return "", fmt.Errorf("screenshots: presign %q: %w", key, err)
@@ -233,7 +235,7 @@ func (s *Screenshots) URL(ctx context.Context, key string, ttl time.Duration) (s
 // valid for at least ttl+URLReuse (a caller may keep handing it out for
 // another URLReuse) and a cache hit costs no HMAC work. ttl+2*URLReuse
 // must stay within 7 days. Errors are URL's.
-func (s *Screenshots) SharedURL(ctx context.Context, key string, ttl time.Duration) (string, error) {
+func (s *Artifacts) SharedURL(ctx context.Context, key string, ttl time.Duration) (string, error) {
 	k, now := sharedKey{key: key, ttl: ttl}, s.now()
 	s.mu.Lock()
 	e, ok := s.shared[k]
@@ -262,7 +264,7 @@ func (s *Screenshots) SharedURL(ctx context.Context, key string, ttl time.Durati
 
 // Ping reports whether the server answers, accepts the credentials and
 // has the bucket. It returns an error otherwise.
-func (s *Screenshots) Ping(ctx context.Context) error {
+func (s *Artifacts) Ping(ctx context.Context) error {
 	exists, err := s.client.BucketExists(ctx, s.bucket)
 	if err != nil {
 		return fmt.Errorf("screenshots: ping %s: %w", s.client.EndpointURL().Host, err)

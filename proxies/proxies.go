@@ -1,10 +1,10 @@
-// Package exits is the browser's ways out to the search engine: the
+// Package proxies is the browser's ways out to the search engine: the
 // per-country proxies of KISA_PROXIES. It parses the setting into pools of
-// exits by country and says which countries a deployment serves. An
-// exit's credentials stay inside its Exit: its String, its Name and every
-// error of this package name the exit by country, position and host:port
+// proxies by country and says which countries a deployment serves. A
+// proxy's credentials stay inside its Proxy: its String, its Name and every
+// error of this package name the proxy by country, position and host:port
 // only.
-package exits
+package proxies
 
 import (
 	"fmt"
@@ -16,46 +16,46 @@ import (
 	"strings"
 )
 
-// Any is the country key of the exits that serve every country without
-// exits of its own.
+// Any is the country key of the proxies that serve every country without
+// proxies of its own.
 const Any = "*"
 
-// Exit is one proxy. Its password is only ever handed to the browser.
-type Exit struct {
+// Proxy is one proxy. Its password is only ever handed to the browser.
+type Proxy struct {
 	// Country is the ISO 3166-1 alpha-2 code (lower case) or Any.
 	Country string
-	// Index is the exit's position in its country's pool, from 0. With the
-	// country it names the exit in Redis.
+	// Index is the proxy's position in its country's pool, from 0. With the
+	// country it names the proxy in Redis.
 	Index int
 	// Server is scheme://host:port, what Chromium's proxyServer takes.
 	Server string
 	// Username and Password answer the proxy's 407; empty for none.
 	Username, Password string
-	// Host is host:port, the exit's name in logs and metrics.
+	// Host is host:port, the proxy's name in logs and metrics.
 	Host string
 }
 
-// String names the exit for logs: country, position and host:port.
-func (e Exit) String() string { return fmt.Sprintf("%s#%d %s", e.Country, e.Index, e.Host) }
+// String names the proxy for logs: country, position and host:port.
+func (e Proxy) String() string { return fmt.Sprintf("%s#%d %s", e.Country, e.Index, e.Host) }
 
 // Set is the parsed KISA_PROXIES: the pools by country. The zero Set (no
 // proxies) serves every country directly.
 type Set struct {
-	pools map[string][]Exit
+	pools map[string][]Proxy
 }
 
-// Equal reports whether s and o hold the same exits in the same order.
+// Equal reports whether s and o hold the same proxies in the same order.
 func (s Set) Equal(o Set) bool {
-	return maps.EqualFunc(s.pools, o.pools, func(a, b []Exit) bool { return slices.Equal(a, b) })
+	return maps.EqualFunc(s.pools, o.pools, func(a, b []Proxy) bool { return slices.Equal(a, b) })
 }
 
 // Empty reports whether no proxy is configured: the browser connects
 // directly and every country is served.
 func (s Set) Empty() bool { return len(s.pools) == 0 }
 
-// Pool returns the exits serving country (lower case): its own, else
+// Pool returns the proxies serving country (lower case): its own, else
 // those of Any, else none. The slice must not be modified.
-func (s Set) Pool(country string) []Exit {
+func (s Set) Pool(country string) []Proxy {
 	if p, ok := s.pools[country]; ok {
 		return p
 	}
@@ -68,7 +68,7 @@ func (s Set) Serves(country string) bool {
 	return s.Empty() || len(s.Pool(country)) > 0
 }
 
-// Countries returns the countries with exits of their own, sorted, and
+// Countries returns the countries with proxies of their own, sorted, and
 // whether every country is served (no proxies, or an Any pool).
 func (s Set) Countries() (countries []string, all bool) {
 	for c := range s.pools {
@@ -88,7 +88,7 @@ func (s Set) Countries() (countries []string, all bool) {
 // a SOCKS proxy). An empty string is the empty Set. Its errors name the
 // entry by position and never quote it, since it may hold a password.
 func Parse(s string) (Set, error) {
-	set := Set{pools: map[string][]Exit{}}
+	set := Set{pools: map[string][]Proxy{}}
 	if strings.TrimSpace(s) == "" {
 		return Set{}, nil
 	}
@@ -105,23 +105,23 @@ func Parse(s string) (Set, error) {
 
 // parseEntry reads one country=url entry. Its errors quote nothing of
 // the URL but its scheme.
-func parseEntry(entry string) (Exit, error) {
+func parseEntry(entry string) (Proxy, error) {
 	country, raw, ok := strings.Cut(entry, "=")
 	country = strings.ToLower(strings.TrimSpace(country))
 	switch {
 	case !ok:
-		return Exit{}, fmt.Errorf("must be country=url")
+		return Proxy{}, fmt.Errorf("must be country=url")
 	case country != Any && !isCountry(country):
-		return Exit{}, fmt.Errorf("country must be two letters or *")
+		return Proxy{}, fmt.Errorf("country must be two letters or *")
 	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return Exit{}, fmt.Errorf("the proxy is not a URL")
+		return Proxy{}, fmt.Errorf("the proxy is not a URL")
 	}
 	if err := checkProxyURL(u); err != nil {
-		return Exit{}, err
+		return Proxy{}, err
 	}
-	e := Exit{Country: country, Server: u.Scheme + "://" + u.Host, Host: u.Host}
+	e := Proxy{Country: country, Server: u.Scheme + "://" + u.Host, Host: u.Host}
 	if u.User != nil {
 		e.Username = u.User.Username()
 		e.Password, _ = u.User.Password()

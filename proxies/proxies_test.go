@@ -1,4 +1,4 @@
-package exits
+package proxies
 
 import (
 	"strings"
@@ -10,14 +10,14 @@ import (
 func TestParse(t *testing.T) {
 	tests := []struct {
 		name, in string
-		want     map[string][]Exit
+		want     map[string][]Proxy
 	}{
 		{"empty", "", nil},
 		{"blank", "  ", nil},
-		{"one", "at=http://10.0.0.1:3128", map[string][]Exit{
+		{"one", "at=http://10.0.0.1:3128", map[string][]Proxy{
 			"at": {{Country: "at", Server: "http://10.0.0.1:3128", Host: "10.0.0.1:3128"}},
 		}},
-		{"pool, credentials, any", " DE=http://u:p%40ss@gate.example.com:7000 , de=https://h2:443,*=socks5://s:1080", map[string][]Exit{
+		{"pool, credentials, any", " DE=http://u:p%40ss@gate.example.com:7000 , de=https://h2:443,*=socks5://s:1080", map[string][]Proxy{
 			"de": {
 				{Country: "de", Server: "http://gate.example.com:7000", Username: "u", Password: "p@ss", Host: "gate.example.com:7000"},
 				{Country: "de", Index: 1, Server: "https://h2:443", Host: "h2:443"},
@@ -73,8 +73,8 @@ func TestServes(t *testing.T) {
 		all       bool
 	}{
 		{"no proxies", Set{}, "fr", true, nil, true},
-		{"own exit", only, "de", true, []string{"at", "de"}, false},
-		{"no exit", only, "fr", false, []string{"at", "de"}, false},
+		{"own proxy", only, "de", true, []string{"at", "de"}, false},
+		{"no proxy", only, "fr", false, []string{"at", "de"}, false},
 		{"any", star, "fr", true, []string{"at"}, true},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,8 @@
 // Package kisa is the domain of the service, shared by every other
-// package: the AI overview that a search results page shows (spec 2.4),
-// and the failures that a request for one can meet (failure.go). It
-// imports nothing of the service's own and talks to no server.
+// package: the result of a visit with the AI overview that a search
+// results page shows (spec 2.4; result.go), and the failures that a
+// request for one can meet (failure.go). It imports nothing of the
+// service's own and talks to no server.
 package kisa
 
 import "time"

@@ -94,10 +94,10 @@ func readMinioCredentials(path string) (user, pass string, err error) {
 	return user, pass, sc.Err()
 }
 
-// newTestScreenshots returns a store on a fresh bucket of its own (not yet
+// newTestArtifacts returns a store on a fresh bucket of its own (not yet
 // created) and an admin client for checks; the bucket and its objects are
 // removed when the test ends. An unreachable MinIO fails the test.
-func newTestScreenshots(tb testing.TB, publicURL string) (*storage.Screenshots, storage.S3Config, *minio.Client) {
+func newTestArtifacts(tb testing.TB, publicURL string) (*storage.Artifacts, storage.S3Config, *minio.Client) {
 	tb.Helper()
 	cfg := s3TestConfig(tb)
 	cfg.Bucket = "kisa-test-" + s3RandomHex(tb, 6)
@@ -123,9 +123,9 @@ func newTestScreenshots(tb testing.TB, publicURL string) (*storage.Screenshots, 
 			tb.Errorf("remove bucket %s: %v", cfg.Bucket, err)
 		}
 	})
-	s, err := storage.NewScreenshots(cfg)
+	s, err := storage.NewArtifacts(cfg)
 	if err != nil {
-		tb.Fatalf("NewScreenshots: %v", err)
+		tb.Fatalf("NewArtifacts: %v", err)
 	}
 	return s, cfg, admin
 }
@@ -154,7 +154,7 @@ func testPNG(tb testing.TB) []byte {
 
 // putShot creates the bucket, stores a fresh PNG under key and returns
 // its bytes.
-func putShot(tb testing.TB, s *storage.Screenshots, key string) []byte {
+func putShot(tb testing.TB, s *storage.Artifacts, key string) []byte {
 	tb.Helper()
 	ctx := context.Background()
 	if err := s.EnsureBucket(ctx); err != nil {
@@ -188,8 +188,8 @@ func fetchShot(tb testing.TB, rawURL string) shotResponse {
 	return shotResponse{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body}
 }
 
-func TestScreenshotsEnsureBucket(t *testing.T) {
-	s, cfg, admin := newTestScreenshots(t, "")
+func TestArtifactsEnsureBucket(t *testing.T) {
+	s, cfg, admin := newTestArtifacts(t, "")
 	ctx := context.Background()
 	if err := s.Ping(ctx); err == nil {
 		t.Fatal("Ping before EnsureBucket: got nil error for a missing bucket")
@@ -228,8 +228,8 @@ func TestScreenshotsEnsureBucket(t *testing.T) {
 	}
 }
 
-func TestScreenshotsPutAndURL(t *testing.T) {
-	s, cfg, _ := newTestScreenshots(t, "")
+func TestArtifactsPutAndURL(t *testing.T) {
+	s, cfg, _ := newTestArtifacts(t, "")
 	body := putShot(t, s, "overviews/2026/abc def.png")
 	raw, err := s.URL(context.Background(), "overviews/2026/abc def.png", time.Minute)
 	if err != nil {
@@ -244,10 +244,10 @@ func TestScreenshotsPutAndURL(t *testing.T) {
 	}
 }
 
-// TestScreenshotsURLSignedForPublicHost checks that URLs are signed for the
+// TestArtifactsURLSignedForPublicHost checks that URLs are signed for the
 // public host: they work there, and the same URL moved to another name of
 // the same server is refused.
-func TestScreenshotsURLSignedForPublicHost(t *testing.T) {
+func TestArtifactsURLSignedForPublicHost(t *testing.T) {
 	cfg := s3TestConfig(t)
 	host, port, err := net.SplitHostPort(cfg.Endpoint)
 	if err != nil {
@@ -261,7 +261,7 @@ func TestScreenshotsURLSignedForPublicHost(t *testing.T) {
 	if cfg.UseSSL {
 		scheme = "https"
 	}
-	s, _, _ := newTestScreenshots(t, scheme+"://"+net.JoinHostPort(publicHost, port))
+	s, _, _ := newTestArtifacts(t, scheme+"://"+net.JoinHostPort(publicHost, port))
 	body := putShot(t, s, "shot.png")
 	raw, err := s.URL(context.Background(), "shot.png", time.Minute)
 	if err != nil {
@@ -284,8 +284,8 @@ func TestScreenshotsURLSignedForPublicHost(t *testing.T) {
 	}
 }
 
-func TestScreenshotsURLRefused(t *testing.T) {
-	s, _, _ := newTestScreenshots(t, "")
+func TestArtifactsURLRefused(t *testing.T) {
+	s, _, _ := newTestArtifacts(t, "")
 	putShot(t, s, "a.png")
 	putShot(t, s, "b.png")
 	ctx := context.Background()
@@ -356,10 +356,10 @@ func TestScreenshotsURLRefused(t *testing.T) {
 	}
 }
 
-// TestScreenshotsURLIsOffline checks that signing never dials: the public
+// TestArtifactsURLIsOffline checks that signing never dials: the public
 // host and the endpoint both point at a closed port.
-func TestScreenshotsURLIsOffline(t *testing.T) {
-	s, err := storage.NewScreenshots(storage.S3Config{
+func TestArtifactsURLIsOffline(t *testing.T) {
+	s, err := storage.NewArtifacts(storage.S3Config{
 		Endpoint: "127.0.0.1:1", AccessKey: "k", SecretKey: "secret-key", Bucket: "shots",
 		PublicURL: "https://127.0.0.1:2",
 	})
@@ -375,7 +375,7 @@ func TestScreenshotsURLIsOffline(t *testing.T) {
 	}
 }
 
-func TestNewScreenshotsRejects(t *testing.T) {
+func TestNewArtifactsRejects(t *testing.T) {
 	ok := storage.S3Config{Endpoint: "127.0.0.1:9000", AccessKey: "k", SecretKey: "secret-key", Bucket: "shots"}
 	tests := []struct {
 		name   string
@@ -392,21 +392,21 @@ func TestNewScreenshotsRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := ok
 			tt.change(&cfg)
-			if _, err := storage.NewScreenshots(cfg); err == nil {
-				t.Errorf("NewScreenshots(%+v): got nil error", cfg)
+			if _, err := storage.NewArtifacts(cfg); err == nil {
+				t.Errorf("NewArtifacts(%+v): got nil error", cfg)
 			}
 		})
 	}
-	if _, err := storage.NewScreenshots(ok); err != nil {
-		t.Errorf("NewScreenshots(valid): %v", err)
+	if _, err := storage.NewArtifacts(ok); err != nil {
+		t.Errorf("NewArtifacts(valid): %v", err)
 	}
 }
 
-// TestScreenshotsPutGzipHTML checks that a page stored as gzip HTML
+// TestArtifactsPutGzipHTML checks that a page stored as gzip HTML
 // downloads through its presigned URL with the headers that let a browser
 // show it, and unpacks to the page.
-func TestScreenshotsPutGzipHTML(t *testing.T) {
-	s, _, _ := newTestScreenshots(t, "")
+func TestArtifactsPutGzipHTML(t *testing.T) {
+	s, _, _ := newTestArtifacts(t, "")
 	ctx := context.Background()
 	const page = "<!doctype html><title>é</title><p>Seite</p>"
 	if err := s.EnsureBucket(ctx); err != nil {
@@ -440,10 +440,10 @@ func TestScreenshotsPutGzipHTML(t *testing.T) {
 	}
 }
 
-// TestScreenshotsSharedURL checks that SharedURL signs for two minutes
+// TestArtifactsSharedURL checks that SharedURL signs for two minutes
 // more than asked, hands the same URL out again, and that the URL works.
-func TestScreenshotsSharedURL(t *testing.T) {
-	s, _, _ := newTestScreenshots(t, "")
+func TestArtifactsSharedURL(t *testing.T) {
+	s, _, _ := newTestArtifacts(t, "")
 	body := putShot(t, s, "shared.png")
 	ctx := context.Background()
 	first, err := s.SharedURL(ctx, "shared.png", 24*time.Hour)
