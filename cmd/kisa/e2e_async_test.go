@@ -16,7 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
 
+	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/testenv"
@@ -127,7 +129,12 @@ func TestAsyncEndToEnd(t *testing.T) {
 			t.Errorf("batch = %+v, want 10 done jobs in order", done)
 		}
 		testenv.Eventually(t, 30*time.Second, "the batch webhook", func() bool { return len(rcv.deliveries()) >= 1 })
-		time.Sleep(time.Second) // a second delivery would come at once
+		// A second delivery could only come from the task's retry: none
+		// comes once it has completed.
+		testenv.Eventually(t, 30*time.Second, "the batch webhook's task to complete", func() bool {
+			task, err := s.queue.GetTaskInfo(jobs.QueueWebhooks, "wh-"+jobs.EventBatchDone+"-"+b.ID)
+			return err == nil && task.State == asynq.TaskStateCompleted
+		})
 		calls := rcv.deliveries()
 		if len(calls) != 1 || !strings.Contains(string(calls[0].body), `"event":"overview.batch.done"`) {
 			t.Errorf("batch webhook deliveries = %d, first %s; want one overview.batch.done", len(calls), calls[0].body)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/serpfixture"
@@ -83,9 +86,12 @@ func TestKillLoop(t *testing.T) {
 			t.Errorf("request answered %s, want 200 or 503", st)
 		}
 	}
-	// A worker started once the last killed task can be recovered
-	// recovers it at once, instead of at its elders' next minutely pass.
-	time.Sleep(time.Until(lastKill.Add(recoverAfter)))
+	// A worker started once the killed workers' tasks can be recovered
+	// recovers them at once, instead of at its elders' next minutely pass.
+	rdb := redisOf(t, s)
+	testenv.Eventually(t, recoverAfter+time.Minute, "the killed workers' tasks to be recoverable", func() bool {
+		return ws.recoverable(t, s.queue, rdb)
+	})
 	ws.start(t)
 	s.waitIdleWithin(t, 2*time.Minute)
 	if q, err := s.queue.GetQueueInfo(jobs.QueueOverview); err == nil {
@@ -307,6 +313,61 @@ func (ws *workerSet) serving(t *testing.T, queue *asynq.Inspector) bool {
 		}
 	}
 	return len(ws.live) > 0
+}
+
+// recoverable reports whether asynq's recoverer, run now, would take
+// every overview task that a killed worker left active: each active task
+// that no live worker reports running has a lease (in asynq's sorted set
+// of leases) that expired 30 s ago or earlier.
+func (ws *workerSet) recoverable(t *testing.T, queue *asynq.Inspector, rdb *redis.Client) bool {
+	t.Helper()
+	servers, err := queue.Servers()
+	if err != nil {
+		t.Fatalf("asynq inspector: %v", err)
+	}
+	live := map[int]bool{}
+	ws.mu.Lock()
+	for _, w := range ws.live {
+		live[w.cmd.Process.Pid] = true
+	}
+	ws.mu.Unlock()
+	running := map[string]bool{}
+	for _, srv := range servers {
+		for _, w := range srv.ActiveWorkers {
+			running[w.TaskID] = running[w.TaskID] || live[srv.PID]
+		}
+	}
+	active, err := queue.ListActiveTasks(jobs.QueueOverview, asynq.PageSize(1000))
+	if err != nil {
+		t.Fatalf("asynq inspector: %v", err)
+	}
+	cutoff := time.Now().Add(-30 * time.Second)
+	for _, task := range active {
+		if running[task.ID] {
+			continue
+		}
+		lease, err := rdb.ZScore(context.Background(), "asynq:{"+jobs.QueueOverview+"}:lease", task.ID).Result()
+		if errors.Is(err, redis.Nil) {
+			continue // it has just ended
+		}
+		if err != nil || time.Unix(int64(lease), 0).After(cutoff) {
+			return false
+		}
+	}
+	return true
+}
+
+// redisOf is a client of the stack's Redis database, closed when the test
+// ends.
+func redisOf(t *testing.T, s *stack) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(s.env("REDIS_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
 }
 
 // postStatus sends an overview request and returns its status, or the
