@@ -20,6 +20,15 @@
 // collapsed (NormaliseQuery), in this order:
 //
 //   - empty query: 302 to /.
+//   - a request that claims to be Chrome but looks automated (a headless
+//     user agent or brand; on https or loopback hosts, where Chromium
+//     sends them, client hints missing or disagreeing with the user
+//     agent): 302 to /sorry/index, counted as a visit, unless
+//     Options.AllowAutomated. Generated results pages also check, in their
+//     first script, what the page reads (navigator.webdriver must be
+//     false, userAgentData must agree with the user agent,
+//     navigator.platform and touch with the hints) and go to /sorry/index
+//     otherwise (see presence.go).
 //   - Options.Consent on and no SOCS cookie: 302 to
 //     /consent?continue=<this URL>&gl=&hl=; not a visit. The consent page
 //     has the real page's two forms posting to /save: "Reject all"
@@ -68,6 +77,12 @@
 // not organic results (organic.go): a top and a bottom ad, "People also
 // ask", videos and a local pack, organic links through the redirect
 // /url?q=<target>&sa=U.
+//
+// A phone's request (Sec-CH-UA-Mobile ?1 or a phone's user agent) gets a
+// generated page laid out for a phone (mobile.go). A uule parameter is
+// decoded (package geo) and kept with the request's headers for
+// Server.Seen; PresenceQuery's page reports both, and what its script
+// reads about the browser.
 //
 // Every /search request that serves a results page or the CAPTCHA
 // redirect counts as one visit of its query (Server.Visits).

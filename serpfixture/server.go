@@ -43,6 +43,10 @@ type Options struct {
 	HostileTarget string
 	// Logger receives one line per request; nil discards them.
 	Logger *slog.Logger
+	// AllowAutomated serves results to a browser that looks automated
+	// (see automated and presenceCheck), which otherwise gets the CAPTCHA
+	// page: for tests that drive a bare Chromium.
+	AllowAutomated bool
 }
 
 // Server is the fixture search engine, an http.Handler. It is safe for
@@ -51,6 +55,7 @@ type Server struct {
 	delay   time.Duration
 	consent bool
 	hostile string // Options.HostileTarget
+	robots  bool   // Options.AllowAutomated
 	log     *slog.Logger
 	pages   *pages
 	mux     *http.ServeMux
@@ -59,6 +64,7 @@ type Server struct {
 	visits       map[string]int
 	consentShown int
 	variants     map[string]Variant // SetVariant
+	seen         map[string]Seen    // by normalised query; see Seen
 }
 
 // New returns a Server configured by opts. It panics only if the embedded
@@ -69,7 +75,7 @@ func New(opts Options) *Server {
 		panic("serpfixture: " + err.Error())
 	}
 	s := &Server{delay: opts.OverviewDelay, consent: opts.Consent, hostile: opts.HostileTarget, log: opts.Logger, pages: p, visits: map[string]int{},
-		variants: map[string]Variant{}}
+		variants: map[string]Variant{}, seen: map[string]Seen{}, robots: opts.AllowAutomated}
 	if s.delay == 0 {
 		s.delay = DefaultOverviewDelay
 	}
@@ -138,12 +144,18 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	case key == "":
 		s.redirect(w, r, "/?"+url.Values{"hl": {hl}, "gl": {gl}}.Encode(), http.StatusFound, "empty query")
 		return
+	case !s.robots && automated(r) != "":
+		s.countVisit(key)
+		v := url.Values{"continue": {absoluteURL(r)}, "q": {"EgQKAgICGIqV6s0GIjB"}}
+		s.redirect(w, r, "/sorry/index?"+v.Encode(), http.StatusFound, "captcha: "+automated(r))
+		return
 	case s.consent && !hasConsent(r):
 		v := url.Values{"continue": {absoluteURL(r)}, "gl": {gl}, "hl": {hl}}
 		s.redirect(w, r, "/consent?"+v.Encode(), http.StatusFound, "consent")
 		return
 	}
 	s.countVisit(key)
+	seen := s.see(key, r)
 	b := behaviourOf(key)
 	v, varied := s.variantOf(key)
 	if varied {
@@ -162,13 +174,18 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		if varied {
 			req.variant = &v
 		}
-		s.serveResults(w, r, req)
+		s.serveResults(w, r, req, seen)
 	}
 }
 
-// serveResults renders and writes a results page.
-func (s *Server) serveResults(w http.ResponseWriter, r *http.Request, req resultsRequest) {
+// serveResults renders and writes a results page: the phone's layout for
+// a mobile request, checking the browser's presence unless automated
+// browsers are allowed, and with the presence report for PresenceQuery.
+func (s *Server) serveResults(w http.ResponseWriter, r *http.Request, req resultsRequest, seen Seen) {
 	b, err := s.pages.results(req)
+	if err == nil && NormaliseQuery(req.query) == PresenceQuery {
+		b, err = withPresenceReport(b, seen)
+	}
 	if err != nil {
 		s.log.Error("render results page", "query", req.query, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
@@ -176,6 +193,12 @@ func (s *Server) serveResults(w http.ResponseWriter, r *http.Request, req result
 	}
 	if s.hostile != "" && isHostile(NormaliseQuery(req.query)) {
 		b = withHostile(b, s.hostile)
+	}
+	if seen.Mobile {
+		b = withMobileStyle(b)
+	}
+	if !s.robots {
+		b = withPresenceCheck(b)
 	}
 	s.writeHTML(w, r, http.StatusOK, b, "results")
 }

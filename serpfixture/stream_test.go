@@ -63,7 +63,7 @@ func TestBrowserStreamsAndExpands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium; skipped with -short")
 	}
-	ts := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: 2 * time.Second}))
+	ts := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: 2 * time.Second, AllowAutomated: true}))
 	defer ts.Close()
 	browser := newBrowser(t)
 	for _, tt := range streamCases {

@@ -52,6 +52,7 @@ type chromium struct {
 	dir        string          // the profile directory, removed by destroy
 	pid        int
 	userAgent  string        // Chromium's own user agent without "Headless"
+	version    string        // Chromium's full version, e.g. "156.0.8078.108"
 	drained    chan struct{} // closed when a draining browser has no visits left
 
 	visits   int  // visits started
@@ -115,16 +116,21 @@ func (b *chromium) allocate(ctx context.Context) error {
 		return errors.New("chromium started without a process")
 	}
 	b.pid = proc.Pid
-	_, _, _, ua, _, err := cdpbrowser.GetVersion().Do(cdp.WithExecutor(ctx, chromedp.FromContext(b.ctx).Browser))
+	_, product, _, ua, _, err := cdpbrowser.GetVersion().Do(cdp.WithExecutor(ctx, chromedp.FromContext(b.ctx).Browser))
 	if err != nil {
 		return fmt.Errorf("read chromium's version: %w", err)
 	}
 	b.userAgent = strings.Replace(ua, "HeadlessChrome/", "Chrome/", 1)
+	_, b.version, _ = strings.Cut(product, "/")
 	return nil
 }
 
 // allocatorOptions are Chromium's flags: headless, no background traffic,
-// a fixed window, the profile dir, and no sandbox. Chromium sandboxes its
+// a fixed window, the profile dir, no sandbox, and nothing that tells
+// pages the browser is automated (navigator.webdriver is false without
+// the AutomationControlled feature; see presence.go for the rest). With
+// RenderDocument off, a tab's window keeps its real outer size (with it,
+// window.outerWidth and outerHeight read 0 in some tabs). Chromium sandboxes its
 // renderers with a setuid helper (chrome-sandbox), which Debian's chromium
 // package does not ship, or else with unprivileged user namespaces, which
 // Docker's default seccomp profile refuses (clone and unshare with
@@ -157,7 +163,8 @@ func (p *Pool) allocatorOptions(dir string) []chromedp.ExecAllocatorOption {
 	opts = append(opts, chromedp.Flag("password-store", "basic"),
 		// The browser's own calls home (form autofill, hints, translation)
 		// would leave through a visit's proxy, outside the tab's guard.
-		chromedp.Flag("disable-features", "AutofillServerCommunication,OptimizationHints,Translate,MediaRouter"))
+		chromedp.Flag("disable-features", "AutofillServerCommunication,OptimizationHints,Translate,MediaRouter,RenderDocument"),
+		chromedp.Flag("disable-blink-features", "AutomationControlled"))
 	if p.cfg.HostResolverRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", p.cfg.HostResolverRules))
 	}

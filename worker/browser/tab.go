@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
@@ -71,21 +70,6 @@ func openTab(ctx context.Context, b *chromium, p *Pool, pol policy, proxy *Proxy
 		return nil, fmt.Errorf("contain the tab: %w", err)
 	}
 	return t, nil
-}
-
-// identify makes the tab present itself as the desktop Chromium it is:
-// the user agent without "Headless" (which search engines answer with a
-// different page) and language, when set, as Accept-Language. It returns
-// an error wrapping kisa.Unavailable when the browser does not take them.
-func (t *tab) identify(language string) error {
-	ua := emulation.SetUserAgentOverride(t.b.userAgent)
-	if language != "" {
-		ua = ua.WithAcceptLanguage(language)
-	}
-	if err := chromedp.Run(t.ctx, ua); err != nil {
-		return fmt.Errorf("%w: set user agent: %w", kisa.Unavailable, err)
-	}
-	return nil
 }
 
 // setCookies sets jar, the cookies kept from earlier tabs, in the tab. It

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -43,9 +44,20 @@ type VisitRequest struct {
 	URL string
 	// Screenshots asks for the three kisa.Shot* screenshots.
 	Screenshots bool
-	// Language is the ISO 639-1 code sent as Accept-Language; empty sends
+	// Language is the ISO 639-1 code sent as Accept-Language and given
+	// to pages as navigator.languages and the locale; empty keeps
 	// Chromium's default.
 	Language string
+	// Mobile presents the visit as a phone (see presence.go): its user
+	// agent and client hints, a 412x915 screen at a device pixel ratio of
+	// 2.625, touch; its screenshots are of that screen.
+	Mobile bool
+	// TimeZone is the IANA time zone the page sees; empty keeps the
+	// machine's.
+	TimeZone string
+	// Geolocation, when set, is the position navigator.geolocation gives
+	// the pages of the URL's origin, which alone are granted it.
+	Geolocation *geo.Point
 	// FullPage, when set, is asked about the final page's HTML before the
 	// tab closes; when it reports true, VisitResult.FullPage holds a
 	// screenshot of the whole page (evidence of a page not recognised).
@@ -63,7 +75,8 @@ type VisitResult struct {
 	// HTML is document.documentElement.outerHTML at the end of the visit.
 	HTML string
 	// Screenshots are PNGs keyed by kisa.ShotInitial and ShotAfterLoad
-	// (viewport images, 1366x900, what a user sees without scrolling) and
+	// (viewport images, 1366x900 or a phone's 412x915 at its pixel ratio,
+	// what a user sees without scrolling) and
 	// ShotAfterExpand (the whole overview block at its full height, up to
 	// 16000 px; the viewport on a page without overview); nil unless the
 	// request asked for them.
@@ -172,7 +185,7 @@ func (v *visit) steps() (VisitResult, error) {
 	if err := v.tab.setCookies(v.p.cookies()); err != nil {
 		return VisitResult{}, err
 	}
-	if err := v.tab.identify(v.req.Language); err != nil {
+	if err := v.tab.present(v.req); err != nil {
 		return VisitResult{}, err
 	}
 	if err := v.load(); err != nil {
