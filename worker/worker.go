@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/observe"
@@ -161,7 +162,7 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	var ov kisa.Overview
 	var xerr error
 	v, err := h.browse(ctx, p.CountryCode, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots,
-		Language: p.LanguageCode, FullPage: func(html string) bool {
+		Language: p.LanguageCode, TimeZone: geo.TimeZone(p.CountryCode, geo.Location{}), FullPage: func(html string) bool {
 			ov, xerr = serp.Extract(html)
 			return errors.Is(xerr, kisa.Unrecognised)
 		}})
