@@ -95,7 +95,7 @@ func TestBrowserAIMode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium; skipped with -short")
 	}
-	ts := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: time.Second}))
+	ts := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: time.Second, AllowAutomated: true}))
 	defer ts.Close()
 	ctx, cancel := chromedp.NewContext(newBrowser(t))
 	defer cancel()
