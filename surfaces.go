@@ -63,3 +63,15 @@ type OrganicResult struct {
 type WebResults struct {
 	Organic []OrganicResult `json:"organic"`
 }
+
+// Screenshot names of an AI Mode visit besides ShotInitial (the page
+// before the question): the question typed, and the whole answer at its
+// full height.
+const (
+	ShotBeforeSubmit = "beforeSubmit"
+	ShotResponse     = "response"
+)
+
+// AIModeShotNames lists the screenshots of an AI Mode visit in the order
+// they are taken.
+var AIModeShotNames = []string{ShotInitial, ShotBeforeSubmit, ShotResponse}

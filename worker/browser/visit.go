@@ -65,7 +65,30 @@ type VisitRequest struct {
 	// Proxy is the proxy server the visit's browser context connects through; nil
 	// connects directly.
 	Proxy *Proxy
+	// Mode is what the visit does once the page has loaded; the zero
+	// value waits for the AI overview and expands it.
+	Mode Mode
+	// Prompts are what a ModeConversation visit asks, in order: the query
+	// and its follow-ups.
+	Prompts []string
 }
+
+// Mode is what a visit does on its page once it has loaded.
+type Mode int
+
+// The modes of a visit.
+const (
+	// ModeOverview waits for the AI overview to settle and expands it;
+	// screenshots are kisa.ShotNames.
+	ModeOverview Mode = iota
+	// ModeResults reads the results page as it loaded; its only
+	// screenshot is kisa.ShotInitial.
+	ModeResults
+	// ModeConversation asks VisitRequest.Prompts in the page's prompt box
+	// (AI Mode) one after the other, each once the answer before it has
+	// finished streaming; screenshots are kisa.AIModeShotNames.
+	ModeConversation
+)
 
 // VisitResult is what a visit saw once the overview had settled and been
 // expanded.
@@ -193,6 +216,13 @@ func (v *visit) steps() (VisitResult, error) {
 	}
 	if err := v.timed(StepScreenshots, v.initialShot); err != nil {
 		return VisitResult{}, err
+	}
+	switch v.req.Mode {
+	case ModeResults:
+		v.settled = true
+		return v.result()
+	case ModeConversation:
+		return v.converse()
 	}
 	err := v.timed(StepSettle, func() (err error) { v.settled, err = v.settle(); return err })
 	if err != nil {

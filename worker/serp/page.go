@@ -29,6 +29,10 @@ const (
 	AskOverviewArea = "overviewArea"
 	// AskPageArea: the whole page's {x, y, width, height}.
 	AskPageArea = "pageArea"
+	// AskConversation: AI Mode's {box, turns, busy, sig}: the prompt box
+	// is there, the number of turns, one still streams, and a signature
+	// of the last turn's answer text ("" while it is empty).
+	AskConversation = "conversation"
 )
 
 // ConsentSubmit is the control inside ConsentRejectForm that submits it.
@@ -47,6 +51,10 @@ func PageSelectors() map[string]any {
 		"overviewHeadings":  OverviewHeadings,
 		"showMore":          ShowMore,
 		"showMoreCollapsed": ShowMoreCollapsed,
+		"aiModeTurn":        AIModeTurn,
+		"aiModeStreaming":   AIModeStreaming,
+		"aiModeFollowUp":    AIModeFollowUp,
+		"answerSubtree":     AnswerSubtree,
 	}
 }
 

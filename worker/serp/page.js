@@ -39,6 +39,18 @@
       const r = box.getBoundingClientRect();
       return r.width && r.height ? { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height } : null;
     }
+    case "conversation": {
+      // AI Mode: whether the prompt box is there, how many turns the page
+      // shows, whether one is still streaming, and the length and a hash
+      // of the last turn's answer text, to see it settle.
+      const turns = document.querySelectorAll(sel.aiModeTurn);
+      const last = turns.length ? turns[turns.length - 1].querySelector(sel.answerSubtree) : null;
+      const text = last ? last.textContent : "";
+      let hash = 0;
+      for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+      return { box: !!q(sel.aiModeFollowUp), turns: turns.length, busy: !!q(sel.aiModeStreaming),
+        sig: text.trim() ? text.length + ":" + hash : "" };
+    }
     case "pageArea":
       return { x: 0, y: 0, width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight };
   }
