@@ -2,7 +2,6 @@ package monitor
 
 import (
 	"net/url"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -210,11 +209,3 @@ func editDistance(a, b []string) int {
 	}
 	return prev[len(b)]
 }
-
-// Kinds lists every change kind, in the order Compare emits them.
-func Kinds() []string {
-	return slices.Clone(kinds)
-}
-
-var kinds = []string{OverviewAppeared, OverviewDisappeared, SourceRemoved, SourceAdded, SourceMoved, TextChanged,
-	DomainCited, DomainUncited}

@@ -92,9 +92,6 @@ func TestAIModeEdgeCases(t *testing.T) {
 // Chromium, as the worker does: the answers stream in, and the DOM then
 // extracts exactly like FinalAIModePage.
 func TestBrowserAIMode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
 	ts := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: time.Second, AllowAutomated: true}))
 	defer ts.Close()
 	ctx, cancel := chromedp.NewContext(newBrowser(t))

@@ -60,9 +60,6 @@ func TestStreamMatchesFinal(t *testing.T) {
 // overview is pending at first, then present and collapsed; clicking the
 // control expands it, and the DOM then extracts exactly like FinalPage.
 func TestBrowserStreamsAndExpands(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
 	ts := httptest.NewServer(serpfixture.New(serpfixture.Options{OverviewDelay: 2 * time.Second, AllowAutomated: true}))
 	defer ts.Close()
 	browser := newBrowser(t)
@@ -202,7 +199,7 @@ func newBrowser(tb testing.TB) context.Context {
 		path, _ = exec.LookPath(name)
 	}
 	if path == "" {
-		tb.Fatal("Chromium is needed: `apt-get install chromium`, or set KISA_CHROME_PATH (or run with -short)")
+		tb.Fatal("Chromium is needed: `apt-get install chromium`, or set KISA_CHROME_PATH")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.WindowSize(1280, 900),

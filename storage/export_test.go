@@ -17,7 +17,7 @@ func (s *Secrets) Reveal(ctx context.Context, account, id uuid.UUID) (string, er
 	if err := notFound(err, kisa.PartSecret, "reveal secret"); err != nil {
 		return "", err
 	}
-	plain, err := open(s.aead, account, id, sealed)
+	plain, err := openAD(s.aead, additionalData(account, id), sealed)
 	if err != nil {
 		return "", dbError("reveal secret", err)
 	}

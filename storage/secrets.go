@@ -91,11 +91,6 @@ func sealAD(aead cipher.AEAD, ad, plain []byte) ([]byte, error) {
 	return aead.Seal(nonce, nonce, plain, ad), nil
 }
 
-// open decrypts what seal made; it fails under another key, account or id.
-func open(aead cipher.AEAD, account, id uuid.UUID, sealed []byte) ([]byte, error) {
-	return openAD(aead, additionalData(account, id), sealed)
-}
-
 // openAD decrypts what sealAD made with the same ad.
 func openAD(aead cipher.AEAD, ad, sealed []byte) ([]byte, error) {
 	n := aead.NonceSize()

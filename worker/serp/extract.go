@@ -45,21 +45,6 @@ func Extract(page string) (kisa.Overview, error) {
 	return ov, nil
 }
 
-// GenerationOf returns the name of the generation Extract reads page
-// with, or "" when the page has no overview block of a known generation.
-//
-// Only tests call it (each generation's golden tests check that their
-// pages are read by it): it is kept on purpose although deadcode
-// ./cmd/... lists it.
-func GenerationOf(page string) string {
-	doc, err := parse(page)
-	if err != nil {
-		return ""
-	}
-	r, _ := readAnswer(doc.Find(OverviewContainer).First())
-	return r.g.name
-}
-
 // parse reads an HTML page into a goquery document.
 func parse(page string) (*goquery.Document, error) {
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
