@@ -26,6 +26,7 @@ import (
 
 	"github.com/kisa-dev/kisa/migrations"
 	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv/redisdb"
 )
 
 const startHint = `start the backing services with "make services" (or run "make test")`
@@ -70,9 +71,10 @@ func Postgres(tb testing.TB) *storage.DB {
 
 // Redis hands the test a database of the test Redis server of its own,
 // emptied, and gives it back when the test ends. Databases 1 to 15 are
-// handed out through claims kept in database 0 (which no test uses), so
-// tests of every package, run at once in several processes, never share
-// one; a claim expires by itself if its process dies.
+// handed out by redisdb (claims kept in database 0, which no test uses),
+// so tests of every package, run at once in several processes, and
+// `make bench` never share one; a claim expires by itself if its process
+// dies.
 func Redis(tb testing.TB) *redis.Client {
 	tb.Helper()
 	opt, err := redis.ParseURL(RedisURL())
@@ -106,38 +108,12 @@ func RedisURLOf(tb testing.TB, rdb *redis.Client) string {
 // two minutes for one, and releases it when the test ends.
 func claimRedisDB(tb testing.TB, opt redis.Options) int {
 	tb.Helper()
-	opt.DB = 0
-	claims := redis.NewClient(&opt)
-	token := RandomHex(8)
-	ctx := context.Background()
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		for n := 1; n <= 15; n++ {
-			key := fmt.Sprintf("kisa-test:redis-db:%d", n)
-			ok, err := claims.SetNX(ctx, key, token, time.Hour).Result()
-			if err != nil {
-				claims.Close()
-				tb.Fatalf("Redis at %s: %v; %s", opt.Addr, err, startHint)
-			}
-			if ok {
-				tb.Cleanup(func() { releaseRedisDB(claims, key, token) })
-				return n
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
+	lease, err := redisdb.Claim(context.Background(), opt, 2*time.Minute)
+	if err != nil {
+		tb.Fatalf("%v; %s", err, startHint)
 	}
-	claims.Close()
-	tb.Fatalf("no free Redis test database on %s in 2 minutes (15 are handed out)", opt.Addr)
-	return 0
-}
-
-// releaseRedisDB gives a claimed database back, if the claim is still ours.
-func releaseRedisDB(claims *redis.Client, key, token string) {
-	defer claims.Close()
-	ctx := context.Background()
-	if v, err := claims.Get(ctx, key).Result(); err == nil && v == token {
-		claims.Del(ctx, key)
-	}
+	tb.Cleanup(lease.Release)
+	return lease.DB
 }
 
 // S3 returns the MinIO settings (KISA_S3_*) with a bucket name of the

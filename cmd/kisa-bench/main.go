@@ -12,7 +12,8 @@
 //	kisa-bench visit --url URL [--fresh] [--n 3]    the standalone browser baseline
 //
 // The suite reads DATABASE_URL and REDIS_URL (from .data/services.env) and
-// derives its own database (kisa_bench) and Redis db (14) from them;
+// derives its own database (kisa_bench) and Redis db (one of 1 to 15,
+// claimed the way the tests claim theirs) from them;
 // BENCH_DATABASE_URL and BENCH_REDIS_URL override. BENCH_ONLY=reads,hits
 // runs only the figures named.
 package main

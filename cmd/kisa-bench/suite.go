@@ -23,6 +23,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa/storage"
+	"github.com/kisa-dev/kisa/testenv/redisdb"
 )
 
 // counts are the sizes of a run: full by default, small with BENCH_QUICK=1.
@@ -66,9 +67,11 @@ type suite struct {
 	bare     string         // base URL of the bare baselines
 	pids     map[string]int // of web, webOff and bare, by base URL
 	rdb      *redis.Client  // the suite's Redis, asked for its CPU time
-	worker   *proc
-	procs    []*proc
-	res      *report
+	// releaseRedis gives the suite's Redis database back.
+	releaseRedis func()
+	worker       *proc
+	procs        []*proc
+	res          *report
 }
 
 func runSuite(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -104,18 +107,19 @@ func newSuite(ctx context.Context, bin string, getenv func(string) string, log i
 	if err != nil {
 		return nil, err
 	}
-	redisURL, err := benchRedis(getenv)
+	redisURL, releaseRedis, err := benchRedis(ctx, getenv)
 	if err != nil {
 		return nil, err
 	}
 	env := append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL="+redisURL, "KISA_LOG_LEVEL=warn")
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
+		releaseRedis()
 		return nil, err
 	}
 	s := &suite{ctx: ctx, bin: bin, dir: dir, env: env, n: countsFor(quick), log: log, token: randomHex(16),
 		res: newReport(stamp, quick), profile: getenv("BENCH_PROFILE") == "1",
-		pids: map[string]int{}, rdb: redis.NewClient(opt)}
+		pids: map[string]int{}, rdb: redis.NewClient(opt), releaseRedis: releaseRedis}
 	if v := getenv("BENCH_ONLY"); v != "" {
 		s.only = map[string]bool{}
 		for _, f := range strings.Split(v, ",") {
@@ -149,28 +153,40 @@ func benchDatabase(getenv func(string) string) (string, error) {
 	return u.String(), nil
 }
 
-// benchRedis is the suite's Redis db: BENCH_REDIS_URL, or REDIS_URL's
-// server with db 14. It is flushed first.
-func benchRedis(getenv func(string) string) (string, error) {
-	raw := getenv("BENCH_REDIS_URL")
+// benchRedis is the suite's Redis db: BENCH_REDIS_URL, or a database of
+// REDIS_URL's server claimed the way the tests claim theirs (redisdb), so
+// that a test running meanwhile never has it flushed under it. It is
+// flushed first; release gives a claimed database back.
+func benchRedis(ctx context.Context, getenv func(string) string) (raw string, release func(), err error) {
+	raw, release = getenv("BENCH_REDIS_URL"), func() {}
 	if raw == "" {
 		u, err := url.Parse(getenv("REDIS_URL"))
 		if err != nil || u.Host == "" {
-			return "", fmt.Errorf("REDIS_URL %q: run through make bench", getenv("REDIS_URL"))
+			return "", nil, fmt.Errorf("REDIS_URL %q: run through make bench", getenv("REDIS_URL"))
 		}
-		u.Path = "/14"
-		raw = u.String()
+		opt, err := redis.ParseURL(u.String())
+		if err != nil {
+			return "", nil, err
+		}
+		lease, err := redisdb.Claim(ctx, *opt, 2*time.Minute)
+		if err != nil {
+			return "", nil, err
+		}
+		u.Path = fmt.Sprintf("/%d", lease.DB)
+		raw, release = u.String(), lease.Release
 	}
 	opt, err := redis.ParseURL(raw)
 	if err != nil {
-		return "", err
+		release()
+		return "", nil, err
 	}
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
-		return "", fmt.Errorf("flush the bench Redis db %s: %w", raw, err)
+	if err := rdb.FlushDB(ctx).Err(); err != nil {
+		release()
+		return "", nil, fmt.Errorf("flush the bench Redis db %s: %w", raw, err)
 	}
-	return raw, nil
+	return raw, release, nil
 }
 
 // start migrates, makes a key, and starts the fixture, web, a worker and
@@ -339,6 +355,7 @@ func (s *suite) stopAll() {
 		s.procs[i].stop()
 	}
 	s.rdb.Close()
+	s.releaseRedis()
 }
 
 // startWorker (re)starts the worker with tabs tabs and waits until it is
