@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
@@ -36,7 +37,8 @@ func TestChromiumKilledMidJob(t *testing.T) {
 	timing := overview.Timing{Wait: 2 * time.Minute, Visit: 30 * time.Second, MaxRetry: 2}
 	pool := startPool(t, timing.Visit)
 	results := testenv.Results(t, rdb, "test:")
-	h, err := NewHandler(HandlerOptions{Pool: pool, Results: results, SearchURL: fx.URL + "/search"})
+	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: testArtifacts(t), Results: results, SearchURL: fx.URL + "/search",
+		Observer: NewMetrics(prometheus.NewRegistry(), pool)})
 	if err != nil {
 		t.Fatal(err)
 	}

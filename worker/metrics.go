@@ -57,20 +57,18 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 		Help: "Visits through each proxy (host:port, never its credentials) by outcome (ok, or the failure: blocked, unavailable, timed_out, internal)."},
 		[]string{"proxy", "outcome"})
 	reg.MustRegister(m.tasks, m.duration, m.steps, m.proxies)
-	if pool != nil {
-		reg.MustRegister(
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_blocked_total",
-				Help: "Requests, navigations and popups of results pages that the browser's containment stopped."},
-				func() float64 { return float64(pool.Blocked()) }),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_launches_total",
-				Help: "Chromium launches by this worker (the first one, restarts after a crash, and recycles)."},
-				func() float64 { return float64(pool.Stats().Launches) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs_busy",
-				Help: "Browser tabs running a visit now."}, func() float64 { return float64(pool.Stats().BusyTabs) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs",
-				Help: "Browser tabs of this worker (KISA_BROWSER_CONCURRENCY)."}, func() float64 { return float64(pool.Stats().Tabs) }),
-		)
-	}
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_blocked_total",
+			Help: "Requests, navigations and popups of results pages that the browser's containment stopped."},
+			func() float64 { return float64(pool.Blocked()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "kisa_browser_launches_total",
+			Help: "Chromium launches by this worker (the first one, restarts after a crash, and recycles)."},
+			func() float64 { return float64(pool.Stats().Launches) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs_busy",
+			Help: "Browser tabs running a visit now."}, func() float64 { return float64(pool.Stats().BusyTabs) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs",
+			Help: "Browser tabs of this worker (KISA_BROWSER_CONCURRENCY)."}, func() float64 { return float64(pool.Stats().Tabs) }),
+	)
 	return m
 }
 
@@ -107,12 +105,8 @@ func outcome(ctx context.Context, res kisa.Result, err error) string {
 	return string(f)
 }
 
-// observe tells the observer, if any, how an attempt that began at start
-// ended.
+// observe tells the observer how an attempt that began at start ended.
 func (h *Handler) observe(ctx context.Context, start time.Time, res kisa.Result, err error, steps map[string]time.Duration) {
-	if h.observer == nil {
-		return
-	}
 	h.observer.TaskDone(outcome(ctx, res, err), h.now().Sub(start))
 	for step, took := range steps {
 		h.observer.StepDone(step, took)

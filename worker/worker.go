@@ -42,16 +42,14 @@ type Handler struct {
 	onProxy   func(proxy, outcome string)
 	log       *slog.Logger
 	now       func() time.Time
-	observer  TaskObserver // nil: none
+	observer  TaskObserver
 	visits    *observe.Writer[storage.ObservedVisit]
 }
 
 // HandlerOptions are the dependencies of a Handler.
 type HandlerOptions struct {
 	Pool *browser.Pool
-	// Artifacts is the bucket of screenshots, raw HTML and evidence;
-	// nil (in tests) keeps no raw HTML or evidence, and tasks must not ask
-	// for screenshots.
+	// Artifacts is the bucket of screenshots, raw HTML and evidence.
 	Artifacts *storage.Artifacts
 	Results   *storage.Results
 	SearchURL string
@@ -65,7 +63,7 @@ type HandlerOptions struct {
 	CountProxy func(proxy, outcome string)
 	Logger     *slog.Logger // nil discards
 	Now        func() time.Time
-	Observer   TaskObserver // told how each attempt ended; nil: none
+	Observer   TaskObserver // told how each attempt ended
 	// Jobs ends the async jobs waiting on a visit; nil: none are kept.
 	Jobs *overview.Jobs
 	// Visits records each attempt for the observations (observations.go);
@@ -74,11 +72,15 @@ type HandlerOptions struct {
 }
 
 // NewHandler returns the task handler; it fails when SearchURL is not a
-// URL, or proxies are configured without a Rotation.
+// URL, Artifacts or Observer is missing, or proxies are configured
+// without a Rotation.
 func NewHandler(o HandlerOptions) (*Handler, error) {
 	u, err := url.Parse(o.SearchURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("search URL %q is not a URL", o.SearchURL)
+	}
+	if o.Artifacts == nil || o.Observer == nil {
+		return nil, errors.New("worker: a handler needs Artifacts and an Observer")
 	}
 	if !o.Proxies.Empty() && o.Rotation == nil {
 		return nil, errors.New("worker: proxies need a Rotation")
@@ -185,18 +187,13 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	// screenshots go up.
 	var wg sync.WaitGroup
 	var htmlErr error
-	if h.shots != nil {
-		wg.Go(func() { htmlErr = h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML) })
-	}
+	wg.Go(func() { htmlErr = h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML) })
 	if p.Screenshots {
 		res.Screenshots, err = h.storeShots(ctx, prefix, v.Screenshots)
 	}
 	wg.Wait()
 	if err != nil {
 		return kisa.Result{}, err
-	}
-	if h.shots == nil {
-		return res, nil
 	}
 	// The HTML is kept best-effort: a job that needs no screenshots still
 	// succeeds while storage is down; only a rawHtml request then fails.
@@ -230,10 +227,6 @@ func (e *evidenceError) Unwrap() error { return e.err }
 // failure is logged; the page is still told as not recognised.
 func (h *Handler) keepEvidence(ctx context.Context, log *slog.Logger, key string, v browser.VisitResult, cause error) error {
 	prefix := fmt.Sprintf("%s%s/%s/%s/", storage.EvidencePrefix, h.now().UTC().Format("2006-01-02"), key, uuid.NewString())
-	if h.shots == nil {
-		log.Error("page not recognised; no bucket to keep its evidence", "cause", cause)
-		return kisa.Fail(kisa.Unrecognised, "", &evidenceError{err: cause})
-	}
 	err := h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML)
 	if err == nil && v.FullPage != nil {
 		err = h.shots.Put(ctx, prefix+"fullpage.png", v.FullPage)

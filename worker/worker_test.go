@@ -19,6 +19,7 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/proxies"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
@@ -33,6 +34,19 @@ type handlerEnv struct {
 	pool    *browser.Pool
 	reg     *prometheus.Registry // the handler's and pool's metrics
 	shots   *storage.Artifacts
+}
+
+// testArtifacts is a bucket of the test's own, created.
+func testArtifacts(t *testing.T) *storage.Artifacts {
+	t.Helper()
+	shots, err := storage.NewArtifacts(testenv.S3(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shots.EnsureBucket(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return shots
 }
 
 func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
@@ -244,10 +258,11 @@ func TestProcessTaskStorageDown(t *testing.T) {
 // the escaped q parameter: whatever it holds, the host, the path and the
 // other parameters of the search URL stay as they are.
 func TestPageURL(t *testing.T) {
-	h, err := NewHandler(HandlerOptions{SearchURL: "https://www.google.com/search?udm=50", Logger: slog.New(slog.DiscardHandler)})
+	u, err := url.Parse("https://www.google.com/search?udm=50")
 	if err != nil {
 		t.Fatal(err)
 	}
+	h := &Handler{searchURL: u}
 	tests := []struct {
 		name, query, want string
 	}{
@@ -277,6 +292,41 @@ func TestPageURL(t *testing.T) {
 				"udm": "50", "gl": "at", "hl": "de", "params": "4"}
 			if diff := cmp.Diff(want, rest); diff != "" {
 				t.Errorf("parsed back (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNewHandlerRefuses: a handler is not made without what every visit
+// needs.
+func TestNewHandlerRefuses(t *testing.T) {
+	shots, err := storage.NewArtifacts(storage.S3Config{Endpoint: "127.0.0.1:1", AccessKey: "k", SecretKey: "secret-key", Bucket: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := proxies.Parse("de=http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := HandlerOptions{SearchURL: "http://127.0.0.1:1/search", Artifacts: shots, Observer: &Metrics{}}
+	tests := []struct {
+		name   string
+		change func(*HandlerOptions)
+	}{
+		{name: "no search URL", change: func(o *HandlerOptions) { o.SearchURL = "" }},
+		{name: "no artifacts", change: func(o *HandlerOptions) { o.Artifacts = nil }},
+		{name: "no observer", change: func(o *HandlerOptions) { o.Observer = nil }},
+		{name: "proxies without a rotation", change: func(o *HandlerOptions) { o.Proxies = set }},
+	}
+	if _, err := NewHandler(ok); err != nil {
+		t.Fatalf("NewHandler(valid options): %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := ok
+			tt.change(&o)
+			if _, err := NewHandler(o); err == nil {
+				t.Error("NewHandler: got nil error")
 			}
 		})
 	}
