@@ -66,3 +66,14 @@ type Result struct {
 	RawHTML string    `json:"rawHtml,omitempty"`
 	TakenAt time.Time `json:"takenAt"`
 }
+
+// The devices a visit can present itself as (the overview request's
+// `device`): a desktop Chromium as it is, or a phone (see
+// worker/browser/presence.go). The empty Device is DeviceDesktop.
+const (
+	DeviceDesktop = "desktop"
+	DeviceMobile  = "mobile"
+)
+
+// Devices lists the devices in the order the API documents them.
+var Devices = []string{DeviceDesktop, DeviceMobile}

@@ -13,6 +13,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
@@ -92,10 +93,18 @@ func TestAsyncValidation(t *testing.T) {
 			wantErrors: map[string]string{"requests": "must hold 1 to 100 requests, got 101"}},
 		{name: "empty batch", path: overviewPath + "/batch", body: `{"requests":[]}`,
 			wantErrors: map[string]string{"requests": "must hold 1 to 100 requests, got 0"}},
+		{name: "device and location of items", path: overviewPath + "/batch",
+			body: `{"requests":[{"query":"a","device":"tablet"},{"query":"b","countryCode":"jp","location":"Munich,Bavaria,Germany"},{"query":"c","location":{"latitude":48}}]}`,
+			wantErrors: map[string]string{"requests[0].device": "must be one of: desktop, mobile",
+				"requests[1].location":           `names a place in "Germany", not in Japan (countryCode "jp"); its last part must be "Japan"`,
+				"requests[2].location.longitude": "is required"}},
+		{name: "async location out of range", path: overviewPath,
+			body:       `{"query":"q","async":true,"countryCode":"us","location":{"latitude":100,"longitude":-97.7}}`,
+			wantErrors: map[string]string{"location.latitude": "must be from -90 to 90 degrees"}},
 		{name: "bad items keyed by index", path: overviewPath + "/batch",
 			body: `{"requests":[{"query":"ok"},{"query":" "},{"query":"x","countryCode":"xx","async":true},7],"webhook":{"url":"https://192.168.1.1/"},"extra":1}`,
 			wantErrors: map[string]string{"requests[1].query": "must not be empty", "requests[2].countryCode": "must be an ISO 3166-1 alpha-2 country code",
-				"requests[2].async": "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache",
+				"requests[2].async": "unknown field; allowed: query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache",
 				"requests[3]":       "must be an object", "webhook.url": "must not point to a private address",
 				"extra": "unknown field; allowed: requests, webhook"}},
 		{name: "batch without requests", path: overviewPath + "/batch", body: `{}`,
@@ -135,7 +144,8 @@ func TestAsyncJobLifecycle(t *testing.T) {
 	srv := newJobsServer(t, webhook.Guard{})
 	_, key := newCaller(t, srv.db)
 	_, otherKey := newCaller(t, srv.db)
-	body := `{"query":"Async  Coffee","countryCode":"us","languageCode":"en","screenshots":false,"async":true,"fields":{"sources":["url"]}}`
+	body := `{"query":"Async  Coffee","countryCode":"us","languageCode":"en","device":"mobile","location":"Austin,Texas,United States",
+		"screenshots":false,"async":true,"fields":{"sources":["url"]}}`
 	res := do(t, srv, request(http.MethodPost, overviewPath, key, body))
 	if res.Status != http.StatusAccepted {
 		t.Fatalf("submit: %d %s", res.Status, res.Body)
@@ -144,7 +154,8 @@ func TestAsyncJobLifecycle(t *testing.T) {
 	if loc := res.Header.Get("Location"); loc != "/v1/networks/browser/ai-overview/jobs/"+job.ID {
 		t.Errorf("Location = %q", loc)
 	}
-	wantRequest := `{"query":"Async Coffee","countryCode":"us","languageCode":"en","screenshots":false,"rawHtml":false,
+	wantRequest := `{"query":"Async Coffee","countryCode":"us","languageCode":"en","device":"mobile","location":"Austin,Texas,United States",
+		"screenshots":false,"rawHtml":false,
 		"fields":{"sources":["url"],"paragraphs":{"text":true},"rawHtml":true},"cache":{"enabled":true,"ttl":120}}`
 	if diff := testenv.JSONDiff(t, wantRequest, testenv.MustJSON(t, job.Request)); diff != "" || job.Status != "queued" || job.Result != nil {
 		t.Errorf("job = %+v; request diff:\n%s", job, diff)
@@ -159,7 +170,9 @@ func TestAsyncJobLifecycle(t *testing.T) {
 	checkJSON(t, get(t, srv, jobsPath+"/"+uuid.NewString(), key), http.StatusNotFound, notFound)
 	checkJSON(t, get(t, srv, jobsPath+"/not-an-id", key), http.StatusNotFound, notFound)
 
-	r := overview.Request{Query: "Async Coffee", Country: "us", Language: "en"}
+	// The job is keyed by its device and location too.
+	r := overview.Request{Query: "Async Coffee", Country: "us", Language: "en", Device: kisa.DeviceMobile,
+		Location: geo.Location{Name: "Austin,Texas,United States"}}
 	result := &kisa.Result{Overview: kisa.Overview{HasOverview: true, Complete: true, Text: "Coffee.",
 		Sources: []kisa.Source{{URL: "https://a.example/", Title: "A", Source: "a", Icon: "i"}}}, TakenAt: time.Now()}
 	if err := srv.jobs.Finish(context.Background(), r.Key(), jobs.Outcome{Result: result}); err != nil {

@@ -551,6 +551,7 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("overview no scope", m, req("POST", ov, f.noScope, `{"query":"q"}`), 403)
 	add("overview too large", m, req("POST", ov, f.key, huge), 413)
 	add("overview invalid", m, req("POST", ov, f.key, `{"query":"","countryCode":"xx","cache":{"ttl":0},"colour":1}`), 422)
+	add("overview elsewhere", m, req("POST", ov, f.key, `{"query":"q","countryCode":"jp","device":"mobile","location":{"latitude":48.1,"longitude":11.5}}`), 422)
 	add("overview Redis down", f.down, req("POST", ov, f.key, `{"query":"q"}`), 503)
 	out = append(out, exchange{name: "overview rate limited", h: f.limited, want: 429,
 		req: req("POST", ov, f.limitedKey, `{"query":"q"}`), before: func(tb testing.TB) {
@@ -565,7 +566,8 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	out = append(out, exchange{name: "job", h: m, want: 200, contains: `"result":{`, req: req("GET", jobsP+"/"+f.job, f.key, "")})
 	out = append(out, exchange{name: "batch", h: m, want: 200, contains: `"counts":{`, req: req("GET", batchesP+"/"+f.batch, f.key, "")})
 	out = append(out, exchange{name: "batch submitted", h: m, want: 202, contains: `"jobs":[{`,
-		req: req("POST", batchPath, f.key, `{"requests":[{"query":"cached frogs","countryCode":"us","languageCode":"en"},{"query":"Cached Frogs","countryCode":"us","languageCode":"en","screenshots":true}]}`)})
+		req: req("POST", batchPath, f.key, `{"requests":[{"query":"cached frogs","countryCode":"us","languageCode":"en"},{"query":"Cached Frogs","countryCode":"us","languageCode":"en","screenshots":true},`+
+			`{"query":"frogs","countryCode":"us","device":"mobile","location":"Austin,Texas,United States"},{"query":"frogs","countryCode":"de","location":{"latitude":48.137,"longitude":11.575}}]}`)})
 	add("jobs list bad limit", m, req("GET", jobsP+"?limit=0", f.key, ""), 422)
 	add("job unknown", m, req("GET", jobsP+"/"+unknown[len("/v1/integrations/"):], f.key, ""), 404)
 	add("batch unknown", m, req("GET", batchesP+"/nope", f.key, ""), 404)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/proxies"
 )
@@ -51,10 +52,10 @@ type overviewBody struct {
 }
 
 // allowedTopLevel lists the fields of an overview body.
-const allowedTopLevel = "query, countryCode, languageCode, screenshots, rawHtml, fields, cache, async, webhook"
+const allowedTopLevel = "query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, async, webhook"
 
 // allowedItem lists the fields of one request of a batch.
-const allowedItem = "query, countryCode, languageCode, screenshots, rawHtml, fields, cache"
+const allowedItem = "query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache"
 
 // parseOverviewBody decodes and validates body, with `async` and
 // `webhook`; served are the countries this deployment serves; checkURL
@@ -99,7 +100,7 @@ func (v validation) err() error {
 // a country that served does not serve is a problem of countryCode; extra
 // handles the names it does not know (false: unknown field).
 func parseRequestObject(v validation, top map[string]json.RawMessage, allowed string, served proxies.Set, extra func(string, json.RawMessage) bool) overview.Request {
-	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Screenshots: true,
+	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Device: kisa.DeviceDesktop, Screenshots: true,
 		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: overview.Fields{ParagraphText: true, RawHTML: true}}
 	for name, raw := range top {
 		switch name {
@@ -109,6 +110,10 @@ func parseRequestObject(v validation, top map[string]json.RawMessage, allowed st
 			req.Country = parseCode(v, name, raw, validCountry, "ISO 3166-1 alpha-2 country code")
 		case "languageCode":
 			req.Language = parseCode(v, name, raw, validLanguage, "ISO 639-1 language code")
+		case "device":
+			req.Device = parseDevice(v, raw)
+		case "location":
+			req.Location = parseLocation(v, raw)
 		case "screenshots":
 			decodeAs(v, name, raw, &req.Screenshots, "a boolean")
 		case "rawHtml":
@@ -129,7 +134,39 @@ func parseRequestObject(v validation, top map[string]json.RawMessage, allowed st
 	if validCountry(req.Country) && !served.Serves(req.Country) {
 		v.add("countryCode", "this deployment does not serve country %s (see GET /v1/networks/browser/countries)", req.Country)
 	}
+	if _, bad := v["countryCode"]; !bad {
+		if err := req.Location.Check(req.Country); err != nil {
+			v.add("location", "%s", err.Error())
+		}
+	}
 	return req
+}
+
+// parseDevice reads `device`: one of kisa.Devices.
+func parseDevice(v validation, raw json.RawMessage) string {
+	var d string
+	if !decodeAs(v, "device", raw, &d, "a string") {
+		return kisa.DeviceDesktop
+	}
+	if !slices.Contains(kisa.Devices, d) {
+		v.add("device", "must be one of: %s", strings.Join(kisa.Devices, ", "))
+	}
+	return d
+}
+
+// parseLocation reads `location`: a canonical place name or
+// {latitude, longitude}; its problems are keyed location or
+// location.<field>.
+func parseLocation(v validation, raw json.RawMessage) geo.Location {
+	loc, probs := geo.ParseJSON(raw)
+	for k, msg := range probs {
+		path := "location"
+		if k != "" {
+			path += "." + k
+		}
+		v.add(path, "%s", msg)
+	}
+	return loc
 }
 
 // parseWebhook reads {"url": "..."} at path; checkURL vets the URL.

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/proxies"
 )
@@ -21,7 +22,7 @@ func parseOverviewRequest(body []byte, served proxies.Set) (overview.Request, er
 
 // defaults is the request {"query":"coffee"} becomes.
 func defaults() overview.Request {
-	return overview.Request{Query: "coffee", Country: "at", Language: "de", Screenshots: true,
+	return overview.Request{Query: "coffee", Country: "at", Language: "de", Device: kisa.DeviceDesktop, Screenshots: true,
 		CacheOn: true, CacheTTL: 120, Fields: overview.Fields{ParagraphText: true, RawHTML: true}}
 }
 
@@ -41,7 +42,9 @@ const (
 	msgCountry  = "must be an ISO 3166-1 alpha-2 country code"
 	msgLanguage = "must be an ISO 639-1 language code"
 	msgTTL      = "must be a whole number of seconds from 1 to 86400"
-	msgTopLevel = "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache, async, webhook"
+	msgTopLevel = "unknown field; allowed: query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, async, webhook"
+	msgDevice   = "must be one of: desktop, mobile"
+	msgLocation = "must be a place name or {latitude, longitude}"
 )
 
 func TestParseOverviewRequest(t *testing.T) {
@@ -80,6 +83,17 @@ func TestParseOverviewRequest(t *testing.T) {
 		{name: "raw HTML asked for, fields drop it", body: `{"query":"coffee","rawHtml":true,"fields":{"rawHtml":false}}`,
 			want: with(func(r *overview.Request) { r.RawHTML, r.Fields.RawHTML = true, false })},
 		{name: "empty fields keep all", body: `{"query":"coffee","fields":{},"cache":{}}`, want: defaults()},
+		{name: "mobile", body: `{"query":"coffee","device":"mobile"}`,
+			want: with(func(r *overview.Request) { r.Device = kisa.DeviceMobile })},
+		{name: "desktop said", body: `{"query":"coffee","device":"desktop"}`, want: defaults()},
+		{name: "place name", body: `{"query":"coffee","countryCode":"de","location":"Munich,Bavaria,Germany"}`,
+			want: with(func(r *overview.Request) { r.Country, r.Location = "de", geo.Location{Name: "Munich,Bavaria,Germany"} })},
+		{name: "coordinates", body: `{"query":"coffee","countryCode":"de","location":{"latitude":48.137,"longitude":11.575}}`,
+			want: with(func(r *overview.Request) {
+				r.Country, r.Location = "de", geo.Location{Point: &geo.Point{Latitude: 48.137, Longitude: 11.575}}
+			})},
+		{name: "place in the default country", body: `{"query":"coffee","location":"Graz,Styria,Austria","device":"mobile"}`,
+			want: with(func(r *overview.Request) { r.Location, r.Device = geo.Location{Name: "Graz,Styria,Austria"}, kisa.DeviceMobile })},
 
 		// Each rule.
 		{name: "query missing", body: `{}`, wantErr: invalid(map[string]string{"query": "is required"})},
@@ -134,6 +148,26 @@ func TestParseOverviewRequest(t *testing.T) {
 		{name: "language zz", body: `{"query":"coffee","languageCode":"zz"}`, wantErr: invalid(map[string]string{"languageCode": msgLanguage})},
 		{name: "language eng", body: `{"query":"coffee","languageCode":"eng"}`, wantErr: invalid(map[string]string{"languageCode": msgLanguage})},
 		{name: "language with region", body: `{"query":"coffee","languageCode":"de-AT"}`, wantErr: invalid(map[string]string{"languageCode": msgLanguage})},
+		{name: "device tablet", body: `{"query":"coffee","device":"tablet"}`, wantErr: invalid(map[string]string{"device": msgDevice})},
+		{name: "device upper case", body: `{"query":"coffee","device":"Mobile"}`, wantErr: invalid(map[string]string{"device": msgDevice})},
+		{name: "device a boolean", body: `{"query":"coffee","device":true}`, wantErr: invalid(map[string]string{"device": "must be a string"})},
+		{name: "location a number", body: `{"query":"coffee","location":48}`, wantErr: invalid(map[string]string{"location": msgLocation})},
+		{name: "location null", body: `{"query":"coffee","location":null}`, wantErr: invalid(map[string]string{"location": msgLocation})},
+		{name: "location empty", body: `{"query":"coffee","location":""}`, wantErr: invalid(map[string]string{"location": "must not be empty"})},
+		{name: "location with an empty part", body: `{"query":"coffee","location":"Graz,,Austria"}`,
+			wantErr: invalid(map[string]string{"location": `must be a canonical place name, its parts separated by commas, e.g. "Munich,Bavaria,Germany"`})},
+		{name: "latitude out of range", body: `{"query":"coffee","location":{"latitude":90.5,"longitude":11}}`,
+			wantErr: invalid(map[string]string{"location.latitude": "must be from -90 to 90 degrees"})},
+		{name: "longitude missing, latitude a string", body: `{"query":"coffee","location":{"latitude":"48"}}`,
+			wantErr: invalid(map[string]string{"location.latitude": "must be a number of decimal degrees", "location.longitude": "is required"})},
+		{name: "unknown location field", body: `{"query":"coffee","location":{"lat":48,"latitude":48,"longitude":11}}`,
+			wantErr: invalid(map[string]string{"location.lat": "unknown field; allowed: latitude, longitude"})},
+		{name: "place in another country", body: `{"query":"coffee","countryCode":"at","location":"Munich,Bavaria,Germany"}`,
+			wantErr: invalid(map[string]string{"location": `names a place in "Germany", not in Austria (countryCode "at"); its last part must be "Austria"`})},
+		{name: "coordinates in another country", body: `{"query":"coffee","countryCode":"jp","location":{"latitude":48.137,"longitude":11.575}}`,
+			wantErr: invalid(map[string]string{"location": `lies outside Japan (countryCode "jp")`})},
+		{name: "a bad country is not also a contradiction", body: `{"query":"coffee","countryCode":"xx","location":"Munich,Bavaria,Germany"}`,
+			wantErr: invalid(map[string]string{"countryCode": msgCountry})},
 		{name: "every problem at once",
 			body: `{"query":5,"countryCode":"xx","languageCode":"eng","screenshots":"yes","cache":{"ttl":0,"enabled":"no"},"fields":{"sources":["colour"]},"extra":1}`,
 			wantErr: invalid(map[string]string{

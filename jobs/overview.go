@@ -12,6 +12,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 )
 
 // TypeOverview is the asynq task type of one AI overview visit.
@@ -29,7 +30,13 @@ type OverviewPayload struct {
 	Query        string `json:"query"`
 	CountryCode  string `json:"countryCode"`
 	LanguageCode string `json:"languageCode"`
-	Screenshots  bool   `json:"screenshots"`
+	// Device is kisa.DeviceMobile for a phone; empty or
+	// kisa.DeviceDesktop for a desktop.
+	Device string `json:"device,omitempty"`
+	// Location narrows the place inside the country; nil for the whole
+	// country.
+	Location    *geo.Location `json:"location,omitempty"`
+	Screenshots bool          `json:"screenshots"`
 	// CacheTTL is the enqueuing request's cache ttl in seconds; 0 when
 	// it asked for no caching.
 	CacheTTL int `json:"cacheTTL,omitempty"`

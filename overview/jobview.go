@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/storage"
 )
 
@@ -28,13 +29,16 @@ func stampPtr(t *time.Time) *string {
 
 // RequestView is a request as understood, as a job shows it and stores it.
 type RequestView struct {
-	Query        string     `json:"query"`
-	CountryCode  string     `json:"countryCode"`
-	LanguageCode string     `json:"languageCode"`
-	Screenshots  bool       `json:"screenshots"`
-	RawHTML      bool       `json:"rawHtml"`
-	Fields       FieldsView `json:"fields"`
-	Cache        CacheView  `json:"cache"`
+	Query        string `json:"query"`
+	CountryCode  string `json:"countryCode"`
+	LanguageCode string `json:"languageCode"`
+	Device       string `json:"device"`
+	// Location is absent for the whole country.
+	Location    *geo.Location `json:"location,omitempty"`
+	Screenshots bool          `json:"screenshots"`
+	RawHTML     bool          `json:"rawHtml"`
+	Fields      FieldsView    `json:"fields"`
+	Cache       CacheView     `json:"cache"`
 }
 
 // FieldsView is the `fields` selection; an absent list keeps every field.
@@ -59,19 +63,31 @@ type CacheView struct {
 
 // View returns r as a job shows it.
 func (r Request) View() RequestView {
-	return RequestView{Query: r.Query, CountryCode: r.Country, LanguageCode: r.Language, Screenshots: r.Screenshots,
+	v := RequestView{Query: r.Query, CountryCode: r.Country, LanguageCode: r.Language, Device: r.Device, Screenshots: r.Screenshots,
 		RawHTML: r.RawHTML,
 		Fields: FieldsView{Sources: r.Fields.Sources, Citations: r.Fields.Citations, RawHTML: r.Fields.RawHTML,
 			Paragraphs: ParagraphsView{Text: r.Fields.ParagraphText, Citations: r.Fields.ParagraphCitation}},
 		Cache: CacheView{Enabled: r.CacheOn, TTL: r.CacheTTL}}
+	if v.Device == "" {
+		v.Device = kisa.DeviceDesktop
+	}
+	if !r.Location.IsZero() {
+		loc := r.Location
+		v.Location = &loc
+	}
+	return v
 }
 
 // Request returns the request v shows.
 func (v RequestView) Request() Request {
-	return Request{Query: v.Query, Country: v.CountryCode, Language: v.LanguageCode, Screenshots: v.Screenshots,
+	r := Request{Query: v.Query, Country: v.CountryCode, Language: v.LanguageCode, Device: v.Device, Screenshots: v.Screenshots,
 		RawHTML: v.RawHTML, CacheOn: v.Cache.Enabled, CacheTTL: v.Cache.TTL,
 		Fields: Fields{Sources: v.Fields.Sources, Citations: v.Fields.Citations, RawHTML: v.Fields.RawHTML,
 			ParagraphText: v.Fields.Paragraphs.Text, ParagraphCitation: v.Fields.Paragraphs.Citations}}
+	if v.Location != nil {
+		r.Location = *v.Location
+	}
+	return r
 }
 
 // Job is an async job as the API shows it (GET .../jobs/{id}) and as its

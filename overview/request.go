@@ -5,14 +5,22 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 )
 
 // Request is a validated, defaulted AI overview request (spec 4.5), as
 // the API's parser produces it.
 type Request struct {
-	Query       string // whitespace folded, case kept
-	Country     string // ISO 3166-1 alpha-2, lower case
-	Language    string // ISO 639-1, lower case
+	Query    string // whitespace folded, case kept
+	Country  string // ISO 3166-1 alpha-2, lower case
+	Language string // ISO 639-1, lower case
+	// Device is kisa.DeviceDesktop (also when empty) or kisa.DeviceMobile.
+	Device string
+	// Location narrows the place inside Country (the zero Location: the
+	// whole country); it lies in Country as far as geo can tell.
+	Location    geo.Location
 	Screenshots bool
 	// RawHTML asks for results.rawHtml, a URL of the page's HTML. It is
 	// not part of Key: every visit stores the HTML, so one cached result
@@ -37,16 +45,30 @@ type Fields struct {
 }
 
 // Key is the identity of a request: the query with case and whitespace
-// folded, the country, the language and whether screenshots are needed.
-// It is the cache key and the asynq task id, so identical requests share
-// one cache entry and one browser visit.
+// folded, the country, the language, whether screenshots are needed, the
+// device and the location. It is the cache key and the asynq task id, so
+// identical requests share one cache entry and one browser visit.
 func (r Request) Key() string {
-	return CacheKey(r.Query, r.Country, r.Language, r.Screenshots)
+	return placeKey(r.Query, r.Country, r.Language, r.Screenshots, r.Device, r.Location)
 }
 
-// CacheKey is Request.Key for the parts of a request.
+// CacheKey is Request.Key of a desktop request for the whole country.
 func CacheKey(query, country, lang string, screenshots bool) string {
+	return placeKey(query, country, lang, screenshots, "", geo.Location{})
+}
+
+// placeKey is Request.Key for the parts of a request. A desktop request
+// for the whole country has the key it had before devices and locations
+// existed, so results cached then stay found.
+func placeKey(query, country, lang string, screenshots bool, device string, loc geo.Location) string {
 	folded := strings.ToLower(strings.Join(strings.Fields(query), " "))
-	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%t", folded, country, lang, screenshots))
+	b := fmt.Appendf(nil, "%s\x00%s\x00%s\x00%t", folded, country, lang, screenshots)
+	if device == kisa.DeviceMobile || !loc.IsZero() {
+		if device == "" {
+			device = kisa.DeviceDesktop
+		}
+		b = fmt.Appendf(b, "\x00%s\x00%s", device, loc.Key())
+	}
+	h := sha256.Sum256(b)
 	return "ov1-" + hex.EncodeToString(h[:16])
 }

@@ -163,11 +163,12 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	// full-page screenshot as evidence; the answer is the extraction.
 	var ov kisa.Overview
 	var xerr error
-	v, err := h.browse(ctx, p.CountryCode, browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots,
-		Language: p.LanguageCode, TimeZone: geo.TimeZone(p.CountryCode, geo.Location{}), FullPage: func(html string) bool {
-			ov, xerr = serp.Extract(html)
-			return errors.Is(xerr, kisa.Unrecognised)
-		}})
+	req := h.visitRequest(p)
+	req.FullPage = func(html string) bool {
+		ov, xerr = serp.Extract(html)
+		return errors.Is(xerr, kisa.Unrecognised)
+	}
+	v, err := h.browse(ctx, p.CountryCode, req)
 	if err != nil {
 		f, _ := kisa.FailureOf(err)
 		return kisa.Result{}, kisa.Fail(f, kisa.PartBrowser, err)
@@ -250,7 +251,8 @@ func redactQuery(raw string) string {
 	return u.String()
 }
 
-// pageURL is the search URL with the task's query, country and language.
+// pageURL is the search URL with the task's query, country, language and
+// location (uule; see geo.Location.Param).
 func (h *Handler) pageURL(p jobs.OverviewPayload) string {
 	u := *h.searchURL
 	q := u.Query()
@@ -258,7 +260,22 @@ func (h *Handler) pageURL(p jobs.OverviewPayload) string {
 	q.Set("gl", p.CountryCode)
 	q.Set("hl", p.LanguageCode)
 	u.RawQuery = q.Encode()
+	if p.Location != nil && !p.Location.IsZero() {
+		u.RawQuery += "&" + p.Location.Param(h.now())
+	}
 	return u.String()
+}
+
+// visitRequest is the browser's request for the task's page: its device,
+// the language, the time zone of its place, and the location's
+// coordinates as the page's position.
+func (h *Handler) visitRequest(p jobs.OverviewPayload) browser.VisitRequest {
+	var loc geo.Location
+	if p.Location != nil {
+		loc = *p.Location
+	}
+	return browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots, Language: p.LanguageCode,
+		Mobile: p.Device == kisa.DeviceMobile, TimeZone: geo.TimeZone(p.CountryCode, loc), Geolocation: loc.Point}
 }
 
 // storeShots uploads the three PNGs under prefix, all at once, and
