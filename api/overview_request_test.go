@@ -93,7 +93,9 @@ func TestParseOverviewRequest(t *testing.T) {
 				r.Country, r.Location = "de", geo.Location{Point: &geo.Point{Latitude: 48.137, Longitude: 11.575}}
 			})},
 		{name: "place in the default country", body: `{"query":"coffee","location":"Graz,Styria,Austria","device":"mobile"}`,
-			want: with(func(r *overview.Request) { r.Location, r.Device = geo.Location{Name: "Graz,Styria,Austria"}, kisa.DeviceMobile })},
+			want: with(func(r *overview.Request) {
+				r.Location, r.Device = geo.Location{Name: "Graz,Styria,Austria"}, kisa.DeviceMobile
+			})},
 
 		// Each rule.
 		{name: "query missing", body: `{}`, wantErr: invalid(map[string]string{"query": "is required"})},

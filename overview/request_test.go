@@ -17,13 +17,15 @@ func TestKeyPlaces(t *testing.T) {
 	with := func(f func(*overview.Request)) overview.Request { r := base; f(&r); return r }
 	munich := geo.Location{Point: &geo.Point{Latitude: 48.137, Longitude: 11.575}}
 	distinct := map[string]overview.Request{
-		"whole country":    base,
-		"mobile":           with(func(r *overview.Request) { r.Device = kisa.DeviceMobile }),
-		"place":            with(func(r *overview.Request) { r.Location = geo.Location{Name: "Munich,Bavaria,Germany"} }),
-		"other place":      with(func(r *overview.Request) { r.Location = geo.Location{Name: "Berlin,Berlin,Germany"} }),
-		"point":            with(func(r *overview.Request) { r.Location = munich }),
-		"mobile at point":  with(func(r *overview.Request) { r.Location, r.Device = munich, kisa.DeviceMobile }),
-		"point 1e-6 apart": with(func(r *overview.Request) { r.Location = geo.Location{Point: &geo.Point{Latitude: 48.137001, Longitude: 11.575}} }),
+		"whole country":   base,
+		"mobile":          with(func(r *overview.Request) { r.Device = kisa.DeviceMobile }),
+		"place":           with(func(r *overview.Request) { r.Location = geo.Location{Name: "Munich,Bavaria,Germany"} }),
+		"other place":     with(func(r *overview.Request) { r.Location = geo.Location{Name: "Berlin,Berlin,Germany"} }),
+		"point":           with(func(r *overview.Request) { r.Location = munich }),
+		"mobile at point": with(func(r *overview.Request) { r.Location, r.Device = munich, kisa.DeviceMobile }),
+		"point 1e-6 apart": with(func(r *overview.Request) {
+			r.Location = geo.Location{Point: &geo.Point{Latitude: 48.137001, Longitude: 11.575}}
+		}),
 	}
 	seen := map[string]string{}
 	for name, r := range distinct {
@@ -45,7 +47,9 @@ func TestKeyPlaces(t *testing.T) {
 			t.Errorf("%+v: key %s, want %s", r, r.Key(), want)
 		}
 	}
-	nearly := with(func(r *overview.Request) { r.Location = geo.Location{Point: &geo.Point{Latitude: 48.13700000001, Longitude: 11.575}} })
+	nearly := with(func(r *overview.Request) {
+		r.Location = geo.Location{Point: &geo.Point{Latitude: 48.13700000001, Longitude: 11.575}}
+	})
 	if nearly.Key() != distinct["point"].Key() {
 		t.Error("points the same at the uule's precision have different keys")
 	}
