@@ -202,7 +202,10 @@ func outcome(out jobs.Outcome) (kisa.Result, error) {
 // first, so a past failure does not block a new visit.
 func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined bool, err error) {
 	p := jobs.OverviewPayload{Key: key, Query: req.Query, CountryCode: req.Country,
-		LanguageCode: req.Language, Device: req.Device, Screenshots: req.Screenshots, Run: uuid.NewString()}
+		LanguageCode: req.Language, Screenshots: req.Screenshots, Run: uuid.NewString()}
+	if req.Device == kisa.DeviceMobile {
+		p.Device = kisa.DeviceMobile
+	}
 	if !req.Location.IsZero() {
 		loc := req.Location
 		p.Location = &loc
