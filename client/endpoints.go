@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kisa-dev/kisa/geo"
 )
 
 // Cluster is a knowledge-base cluster (spec 2.1).
@@ -42,13 +44,19 @@ type Secret struct {
 // Empty fields take the API's defaults (country at, language de,
 // screenshots on, caching on for 120 s, every field).
 type OverviewRequest struct {
-	Query        string          `json:"query"`
-	CountryCode  string          `json:"countryCode,omitempty"`
-	LanguageCode string          `json:"languageCode,omitempty"`
-	Screenshots  *bool           `json:"screenshots,omitempty"`
-	RawHTML      bool            `json:"rawHtml,omitempty"` // also answer a URL of the page's HTML (gzip)
-	Fields       *OverviewFields `json:"fields,omitempty"`
-	Cache        *CacheSettings  `json:"cache,omitempty"`
+	Query        string `json:"query"`
+	CountryCode  string `json:"countryCode,omitempty"`
+	LanguageCode string `json:"languageCode,omitempty"`
+	// Device is "desktop" (the API's default) or "mobile".
+	Device string `json:"device,omitempty"`
+	// Location narrows the place inside the country: a canonical place
+	// name ({Name: "Munich,Bavaria,Germany"}) or coordinates ({Point:
+	// &geo.Point{...}}); nil for the whole country.
+	Location    *geo.Location   `json:"location,omitempty"`
+	Screenshots *bool           `json:"screenshots,omitempty"`
+	RawHTML     bool            `json:"rawHtml,omitempty"` // also answer a URL of the page's HTML (gzip)
+	Fields      *OverviewFields `json:"fields,omitempty"`
+	Cache       *CacheSettings  `json:"cache,omitempty"`
 }
 
 // OverviewFields selects the fields of sources, citations and paragraphs.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kisa-dev/kisa/client"
 	"github.com/kisa-dev/kisa/config"
+	"github.com/kisa-dev/kisa/geo"
 )
 
 // clientCommand is one `kisa client <name>`: define declares its flags and
@@ -190,6 +191,8 @@ func withID(prefix string) func(*flag.FlagSet) func([]string) (clientCall, error
 func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 	country := fs.String("country", "", "ISO 3166-1 alpha-2 country code (API default at)")
 	lang := fs.String("language", "", "ISO 639-1 language code (API default de)")
+	device := fs.String("device", "", "desktop or mobile (API default desktop)")
+	location := fs.String("location", "", `place inside the country: a canonical name ("Munich,Bavaria,Germany") or "latitude,longitude"`)
 	noShots := fs.Bool("no-screenshots", false, "ask for no screenshots")
 	rawHTML := fs.Bool("raw-html", false, "also answer a URL of the page's HTML (results.rawHtml)")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the result cache")
@@ -201,7 +204,8 @@ func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 		if len(args) != 1 {
 			return clientCall{}, errors.New("give the query as one argument (quote it)")
 		}
-		req := client.OverviewRequest{Query: args[0], CountryCode: *country, LanguageCode: *lang, RawHTML: *rawHTML}
+		req := client.OverviewRequest{Query: args[0], CountryCode: *country, LanguageCode: *lang, Device: *device,
+			Location: parseLocationFlag(*location), RawHTML: *rawHTML}
 		if *noShots {
 			req.Screenshots = new(bool)
 		}
@@ -228,6 +232,23 @@ func defineOverview(fs *flag.FlagSet) func([]string) (clientCall, error) {
 		}
 		return clientCall{method: http.MethodPost, path: overviewPath, body: req}, nil
 	}
+}
+
+// parseLocationFlag reads --location: two numbers separated by a comma
+// are coordinates, anything else a place name (which the API checks); ""
+// is no location.
+func parseLocationFlag(s string) *geo.Location {
+	if s == "" {
+		return nil
+	}
+	if lat, lng, ok := strings.Cut(s, ","); ok && !strings.Contains(lng, ",") {
+		la, err1 := strconv.ParseFloat(strings.TrimSpace(lat), 64)
+		lo, err2 := strconv.ParseFloat(strings.TrimSpace(lng), 64)
+		if err1 == nil && err2 == nil {
+			return &geo.Location{Point: &geo.Point{Latitude: la, Longitude: lo}}
+		}
+	}
+	return &geo.Location{Name: s}
 }
 
 func defineComplete(fs *flag.FlagSet) func([]string) (clientCall, error) {
