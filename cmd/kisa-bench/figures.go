@@ -24,7 +24,7 @@ func (s *suite) figures() {
 		fn   func() error
 	}{
 		{"reads", s.reads}, {"hits", s.hits}, {"miss", s.miss}, {"coalesce", s.coalesce},
-		{"tabs", s.tabs}, {"stability", s.stability},
+		{"tabs", s.tabs}, {"stability", s.stability}, {"monitor", s.monitor},
 	}
 	for _, st := range steps {
 		if s.only != nil && !s.only[st.name] {
@@ -38,10 +38,14 @@ func (s *suite) figures() {
 }
 
 // extraSide is a further server measured in every round of an A/B, with
-// an informational row of its own against the same baseline runs.
+// an informational row of its own against the same baseline runs. With
+// versus set, a second row puts kisa (A) against this side directly,
+// round by round: the same figure with and without what the side turns
+// off.
 type extraSide struct {
 	figure string
 	target wrkTarget
+	versus string
 }
 
 // ab runs kisa (A) and its baseline (B) with wrk, alternating, and adds
@@ -79,6 +83,9 @@ func (s *suite) ab(figure string, a, b wrkTarget, minRatio float64, extra ...ext
 	cost := []string{"kisa " + cpuCost(as)}
 	for i, x := range extra {
 		s.res.add(abRow(x.figure, xs[i], bs, "- (shows a part's share)", func(float64, float64, int) string { return "-" }))
+		if x.versus != "" {
+			s.res.add(abRow(x.versus, as, xs[i], "- (the side's cost)", func(float64, float64, int) string { return "-" }))
+		}
 		cost = append(cost, label(x.figure)+" "+cpuCost(xs[i]))
 	}
 	s.res.note("%s, CPU per request (medians of the rounds): %s; baseline %s.", label(figure),
@@ -162,9 +169,10 @@ func (s *suite) reads() error {
 	b := wrkTarget{URL: s.bare + "/read?" + url.Values{"account": {s.account}, "id": {s.integ}}.Encode(),
 		PID: s.pids[s.bare]}
 	off := extraSide{"limiter-off reads: the same GET, KISA_LIMIT_OTHER=0 (not a target)",
-		wrkTarget{URL: s.webOff + path, Headers: s.auth(), PID: s.pids[s.webOff]}}
+		wrkTarget{URL: s.webOff + path, Headers: s.auth(), PID: s.pids[s.webOff]}, ""}
 	quiet := extraSide{"recording-off reads: the same GET, KISA_OBSERVATIONS=false (not a target)",
-		wrkTarget{URL: s.webQuiet + path, Headers: s.auth(), PID: s.pids[s.webQuiet]}}
+		wrkTarget{URL: s.webQuiet + path, Headers: s.auth(), PID: s.pids[s.webQuiet]},
+		"recording on vs off, reads: the same GET with KISA_OBSERVATIONS=true (kisa) and false (baseline column)"}
 	return s.ab("reads: GET /v1/integrations/{id}, 64 connections", a, b, 0.8, off, quiet)
 }
 
@@ -184,7 +192,8 @@ func (s *suite) hits() error {
 	a := wrkTarget{URL: s.web + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body, PID: s.pids[s.web]}
 	b := wrkTarget{URL: s.bare + "/cache?" + url.Values{"key": {key}}.Encode(), PID: s.pids[s.bare]}
 	quiet := extraSide{"recording-off cache hits: the same POST, KISA_OBSERVATIONS=false (not a target)",
-		wrkTarget{URL: s.webQuiet + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body, PID: s.pids[s.webQuiet]}}
+		wrkTarget{URL: s.webQuiet + "/v1/networks/browser/ai-overview", Headers: s.auth(), Body: body, PID: s.pids[s.webQuiet]},
+		"recording on vs off, cache hits: the same POST with KISA_OBSERVATIONS=true (kisa) and false (baseline column)"}
 	return s.ab("cache hits: POST overview of a cached query, 64 connections", a, b, 0.6, quiet)
 }
 

@@ -35,13 +35,14 @@ type counts struct {
 	Fresh     int           // jobs with a browser each
 	Coalesce  int           // identical concurrent misses
 	Stability int           // jobs in a row
+	Targets   int           // of the monitor
 }
 
 func countsFor(quick bool) counts {
 	if quick {
-		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 16, Fresh: 8, Coalesce: 50, Stability: 100}
+		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 16, Fresh: 8, Coalesce: 50, Stability: 100, Targets: 40}
 	}
-	return counts{Rounds: 5, WrkTime: 10 * time.Second, Misses: 5, Queries: 200, Fresh: 200, Coalesce: 50, Stability: 1000}
+	return counts{Rounds: 5, WrkTime: 10 * time.Second, Misses: 5, Queries: 200, Fresh: 200, Coalesce: 50, Stability: 1000, Targets: 1000}
 }
 
 // suite is one run: the processes it started and what they need.
@@ -204,7 +205,7 @@ func (s *suite) start() error {
 	}
 	web := []string{"KISA_HOST=127.0.0.1", "KISA_LIMIT_OTHER=1000000000", "KISA_LIMIT_AI=1000000000",
 		"KISA_LIMIT_CONCURRENT=100000", "KISA_ADMIN_TOKEN=" + s.token, "KISA_OVERVIEW_TIMEOUT=600s",
-		"KISA_VISIT_TIMEOUT=120s", "KISA_QUEUE_MAX=100000"}
+		"KISA_VISIT_TIMEOUT=120s", "KISA_QUEUE_MAX=100000", "KISA_MONITOR_MAX_TARGETS=0", "KISA_MONITOR_MAX_VISITS=0"}
 	if s.web, err = s.startHTTP("kisa", web, "/readyz", "web"); err != nil {
 		return err
 	}
@@ -370,7 +371,8 @@ func (s *suite) startWorker(tabs int) error {
 	}
 	env := []string{"KISA_WORKER_ADDR=" + addr, fmt.Sprintf("KISA_BROWSER_CONCURRENCY=%d", tabs),
 		"KISA_SEARCH_URL=" + s.fixture + "/search", "TMPDIR=" + filepath.Join(s.dir, "tmp"),
-		"KISA_VISIT_TIMEOUT=120s", "KISA_OVERVIEW_TIMEOUT=600s", "KISA_ADMIN_TOKEN=" + s.token}
+		"KISA_VISIT_TIMEOUT=120s", "KISA_OVERVIEW_TIMEOUT=600s", "KISA_ADMIN_TOKEN=" + s.token,
+		"KISA_MONITOR_MAX_TARGETS=0", "KISA_MONITOR_MAX_VISITS=0"}
 	p, err := s.spawn("kisa", env, "worker")
 	if err != nil {
 		return err
