@@ -10,6 +10,7 @@
 //	kisa-bench [--bin bin] [--out bench/results]   the suite (BENCH_QUICK=1: small counts)
 //	kisa-bench bare --addr 127.0.0.1:0              the bare net/http baselines
 //	kisa-bench visit --url URL [--fresh] [--n 3]    the standalone browser baseline
+//	kisa-bench page --url URL [--n 3]               the page's own time (navigation + streaming)
 //
 // The suite reads DATABASE_URL and REDIS_URL (from .data/services.env) and
 // derives its own database (kisa_bench) and Redis db (one of 1 to 15,
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return runBare(ctx, args[1:], getenv, stdout)
 		case "visit":
 			return runVisit(ctx, args[1:], getenv, stdout)
+		case "page":
+			return runPage(ctx, args[1:], getenv, stdout)
 		}
 	}
 	return runSuite(ctx, args, getenv, stdout, stderr)

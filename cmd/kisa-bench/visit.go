@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -44,20 +45,24 @@ func runVisit(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("warm-up visit: %w", err)
 		}
 	}
+	steps := map[string][]float64{}
+	cpu := treeCPU(os.Getpid())
 	ms, wall, err := timeVisits(ctx, pool, cfg, *n, max(1, *par), func(i int) browser.VisitRequest {
 		return visitRequest(*search, fmt.Sprintf("%s-%d", *tag, i))
-	})
+	}, steps)
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(stdout).Encode(map[string]any{"ms": ms, "wall_ms": wall})
+	cpuPerVisit := (treeCPU(os.Getpid()) - cpu) / float64(*n)
+	return json.NewEncoder(stdout).Encode(map[string]any{"ms": ms, "wall_ms": wall, "steps_ms": steps, "cpu_s_per_visit": cpuPerVisit})
 }
 
 // timeVisits makes n visits, par at once, and returns each one's duration
-// and the wall time of all, in ms; the first error stops it.
-func timeVisits(ctx context.Context, pool *browser.Pool, cfg browser.Config, n, par int, req func(int) browser.VisitRequest) ([]float64, float64, error) {
+// and the wall time of all, in ms, adding each visit's step durations to
+// steps; the first error stops it.
+func timeVisits(ctx context.Context, pool *browser.Pool, cfg browser.Config, n, par int, req func(int) browser.VisitRequest, steps map[string][]float64) ([]float64, float64, error) {
 	var mu sync.Mutex
-	var ms []float64
+	var took []float64
 	var first error
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
@@ -67,25 +72,29 @@ func timeVisits(ctx context.Context, pool *browser.Pool, cfg browser.Config, n, 
 		wg.Go(func() {
 			defer func() { <-sem }()
 			t := time.Now()
-			err := visitOnce(ctx, pool, cfg, req(i))
+			stepped, err := visitOnce(ctx, pool, cfg, req(i))
 			mu.Lock()
 			defer mu.Unlock()
+			for step, d := range stepped {
+				steps[step] = append(steps[step], ms(d))
+			}
 			if err != nil && first == nil {
 				first = err
 			}
-			ms = append(ms, float64(time.Since(t).Microseconds())/1000)
+			took = append(took, ms(time.Since(t)))
 		})
 	}
 	wg.Wait()
-	return ms, float64(time.Since(start).Microseconds()) / 1000, first
+	return took, ms(time.Since(start)), first
 }
 
-// visitOnce visits req in pool, or in a browser of its own when pool is nil.
-func visitOnce(ctx context.Context, pool *browser.Pool, cfg browser.Config, req browser.VisitRequest) error {
+// visitOnce visits req in pool, or in a browser of its own when pool is
+// nil, and returns the visit's step durations.
+func visitOnce(ctx context.Context, pool *browser.Pool, cfg browser.Config, req browser.VisitRequest) (map[string]time.Duration, error) {
 	if pool == nil {
 		p, err := startPool(ctx, cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer p.Close()
 		pool = p
@@ -94,7 +103,7 @@ func visitOnce(ctx context.Context, pool *browser.Pool, cfg browser.Config, req 
 	if err == nil && len(res.Screenshots) != 3 {
 		err = fmt.Errorf("visit %s: %d screenshots, want 3", req.URL, len(res.Screenshots))
 	}
-	return err
+	return res.Steps, err
 }
 
 func startPool(ctx context.Context, cfg browser.Config) (*browser.Pool, error) {

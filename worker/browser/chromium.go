@@ -55,6 +55,9 @@ type chromium struct {
 	version    string        // Chromium's full version, e.g. "156.0.8078.108"
 	drained    chan struct{} // closed when a draining browser has no visits left
 
+	idleMu sync.Mutex
+	idle   []*tab // wiped tabs waiting for a visit (reuse.go)
+
 	visits   int  // visits started
 	running  int  // visits running
 	served   int  // visits that succeeded

@@ -128,12 +128,12 @@ type guard struct {
 	answered map[fetch.RequestID]bool // proxy challenges answered once
 }
 
-// contain sets up the tab's containment and proxy authentication before
-// anything loads: downloads and permissions denied in its browser context,
+// contain sets up the tab's containment and proxy authentication, within
+// ctx, before anything loads (it lasts as long as the tab): downloads and permissions denied in its browser context,
 // popups stopped, and every request paused for the guard. It returns an
 // error when the browser refuses.
-func (t *tab) contain(p *Pool, pol policy, proxy *Proxy, targetID target.ID) error {
-	browser := cdp.WithExecutor(t.ctx, chromedp.FromContext(t.ctx).Browser)
+func (t *tab) contain(ctx context.Context, p *Pool, pol policy, proxy *Proxy, targetID target.ID) error {
+	browser := cdp.WithExecutor(ctx, chromedp.FromContext(t.ctx).Browser)
 	err := cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorDeny).
 		WithBrowserContextID(t.contextID).Do(browser)
 	if err != nil {
@@ -148,9 +148,10 @@ func (t *tab) contain(p *Pool, pol policy, proxy *Proxy, targetID target.ID) err
 	}
 	g := &guard{p: p, pol: pol, proxy: proxy, mainID: cdp.FrameID(targetID), answered: map[fetch.RequestID]bool{},
 		exec: cdp.WithExecutor(t.ctx, chromedp.FromContext(t.ctx).Target)}
+	t.guard = g
 	chromedp.ListenTarget(t.ctx, g.handle)
 	chromedp.ListenBrowser(t.ctx, g.popups)
-	return chromedp.Run(t.ctx,
+	return chromedp.Run(ctx,
 		chromedp.ActionFunc(func(ctx context.Context) error {
 			_, err := page.AddScriptToEvaluateOnNewDocument(noPopups).Do(ctx)
 			return err
@@ -210,6 +211,14 @@ func (g *guard) auth(ev *fetch.EventAuthRequired) {
 			Username: g.proxy.Username, Password: g.proxy.Password}
 	}
 	_ = fetch.ContinueWithAuth(ev.RequestID, resp).Do(g.exec)
+}
+
+// forget drops the proxy challenges answered so far, when the tab starts
+// another visit.
+func (g *guard) forget() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	clear(g.answered)
 }
 
 // closePopup closes a window the page opened.

@@ -271,3 +271,17 @@ func (s *site) barrier(tb testing.TB) http.HandlerFunc {
 		page(w, r)
 	}
 }
+
+// current is the browser taking visits now, or nil.
+func (p *Pool) current() *chromium {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cur
+}
+
+// idleCount is how many wiped tabs b keeps for the next visits.
+func (b *chromium) idleCount() int {
+	b.idleMu.Lock()
+	defer b.idleMu.Unlock()
+	return len(b.idle)
+}

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -18,19 +19,23 @@ import (
 // disposeWait bounds the disposal of a visit's browser context.
 const disposeWait = time.Second
 
-// tab is the page target of one visit, alone in a fresh incognito browser
-// context (its own cookies, closed with it) and in a window of its own.
-// The consent cookies that a visit leaves are kept by the Pool and set in
-// every new tab.
+// tab is the page target of a visit, alone in an incognito browser
+// context (its own cookies, closed with it) and in a window of its own;
+// after a visit that succeeded it is wiped and serves the next visit with
+// the same key (reuse.go). The consent cookies that a visit leaves are
+// kept by the Pool and set in every visit's tab.
 type tab struct {
-	ctx       context.Context      // chromedp context attached to the target
+	ctx       context.Context      // chromedp context attached to the target, b's child
 	contextID cdp.BrowserContextID // its incognito browser context
 	closeCtx  context.CancelFunc   // detaches and closes the target
 	b         *chromium
+	key       string // which visits it can serve (tabKey)
+	guard     *guard // its containment (guard.go)
 }
 
-// openTab creates a tab in b under ctx, a context derived from b's with
-// the visit's deadline, and attaches chromedp to it.
+// openTab creates a tab in b, within ctx (a context derived from b's with
+// the visit's deadline), and attaches chromedp to it; the tab itself lives
+// as long as b or until closed.
 //
 // chromedp v0.16's WithNewBrowserContext creates the target without
 // newWindow, and a new browser context has no window yet, so current
@@ -54,18 +59,30 @@ func openTab(ctx context.Context, b *chromium, p *Pool, pol policy, proxy *Proxy
 	if err != nil {
 		return nil, fmt.Errorf("create browser context: %w", err)
 	}
-	t := &tab{contextID: id, b: b}
+	t := &tab{contextID: id, b: b, key: tabKey(pol, proxy)}
 	targetID, err := target.CreateTarget("about:blank").WithBrowserContextID(id).WithNewWindow(true).Do(exec)
 	if err != nil {
 		t.dispose()
 		return nil, fmt.Errorf("create target: %w", err)
 	}
-	t.ctx, t.closeCtx = chromedp.NewContext(ctx, chromedp.WithTargetID(targetID))
-	if err := chromedp.Run(t.ctx, chromedp.EmulateViewport(windowWidth, windowHeight)); err != nil {
+	t.ctx, t.closeCtx = chromedp.NewContext(b.ctx, chromedp.WithTargetID(targetID))
+	// chromedp ties the target's event loop to the context of the first
+	// Run, which must be the tab's own; ctx bounds it from outside.
+	attached := make(chan error, 1)
+	go func() { attached <- chromedp.Run(t.ctx, chromedp.EmulateViewport(windowWidth, windowHeight)) }()
+	select {
+	case err = <-attached:
+	case <-ctx.Done():
+		t.close(nil)
+		err = errors.Join(ctx.Err(), <-attached)
+	}
+	if err != nil {
 		t.close(nil)
 		return nil, fmt.Errorf("attach to target: %w", err)
 	}
-	if err := t.contain(p, pol, proxy, targetID); err != nil {
+	within, cancel := t.bind(ctx)
+	defer cancel()
+	if err := t.contain(within, p, pol, proxy, targetID); err != nil {
 		t.close(nil)
 		return nil, fmt.Errorf("contain the tab: %w", err)
 	}

@@ -21,8 +21,6 @@ import (
 )
 
 const (
-	// pollEvery is how often the page's state is read while waiting on it.
-	pollEvery = 100 * time.Millisecond
 	// paintWait bounds the wait for the first painted frame.
 	paintWait = 2 * time.Second
 	// pngSignature starts every PNG file.
@@ -117,6 +115,7 @@ type VisitResult struct {
 
 // The steps of a visit that VisitResult.Steps times.
 const (
+	StepOpen        = "open"
 	StepNavigate    = "navigate"
 	StepConsent     = "consent"
 	StepSettle      = "settle"
@@ -188,17 +187,32 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 	return err
 }
 
-// inTab opens the visit's tab under ctx, performs the steps, and closes
-// the tab. It returns an error wrapping kisa.Unavailable and
-// errTabNotOpened when the tab cannot be opened.
+// inTab takes an idle tab for the visit, or opens one, under ctx,
+// performs the steps, and keeps the tab for the next visit when they
+// succeeded (else closes it). It returns an error wrapping
+// kisa.Unavailable and errTabNotOpened when no tab can be opened.
 func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
-	t, err := openTab(ctx, v.b, v.p, v.p.policyFor(v.req.URL), v.req.Proxy)
-	if err != nil {
-		return VisitResult{}, fmt.Errorf("%w: %w: %w", kisa.Unavailable, errTabNotOpened, err)
+	pol := v.p.policyFor(v.req.URL)
+	t := v.b.takeIdle(tabKey(pol, v.req.Proxy))
+	if t == nil {
+		err := v.timed(StepOpen, func() (err error) {
+			t, err = openTab(ctx, v.b, v.p, pol, v.req.Proxy)
+			return err
+		})
+		if err != nil {
+			return VisitResult{}, fmt.Errorf("%w: %w: %w", kisa.Unavailable, errTabNotOpened, err)
+		}
 	}
-	defer t.close(v.log)
-	v.ctx, v.tab = t.ctx, t
-	return v.steps()
+	within, cancel := t.bind(ctx)
+	defer cancel()
+	v.ctx, v.tab = within, t
+	res, err := v.steps()
+	if err != nil || ctx.Err() != nil {
+		t.close(v.log)
+		return res, err
+	}
+	v.keep(t, visitedOrigins(pol, v.req.URL, res.FinalURL))
+	return res, nil
 }
 
 // steps performs the visit in order: set the kept cookies and the
@@ -375,101 +389,129 @@ func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams {
 	return p.WithAwaitPromise(true)
 }
 
-// settle waits until the overview's text has been non-empty and unchanged
-// for SettleQuiet, reading its length and hash every pollEvery. It reports
-// false, without error, when OverviewWait passes first (one still
-// streaming), or when the loaded page has not announced an overview (its
-// block or hidden heading) within OverviewAppear. It returns an error
+// settle waits until the page marks the overview as finished
+// (serp.OverviewLoaded, set when its answer has ended) with a non-empty
+// text; on a page that shows no such marker, until its text has been
+// non-empty and unchanged for SettleQuiet. The waiting happens in the page,
+// which answers as soon as the overview changes (serp.AskOverviewChange).
+// settle reports false, without error, when OverviewWait passes first (one
+// still streaming), or when the loaded page has not announced an overview
+// (its block or hidden heading) within OverviewAppear. It returns an error
 // when the page cannot be read.
 func (v *visit) settle() (bool, error) {
 	appear := v.p.cfg.OverviewAppear
 	if appear == 0 {
 		appear = v.p.cfg.OverviewWait
 	}
-	var last string
-	var since, absentSince time.Time
-	absent := false
-	settled, err := v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
-		var sig string
-		if err := v.ask(serp.AskOverview, &sig); err != nil {
+	start := time.Now()
+	deadline := start.Add(v.p.cfg.OverviewWait)
+	var last *serp.OverviewState
+	since := start // when last began
+	for {
+		next := deadline
+		if last != nil {
+			switch {
+			case last.Sig == "absent":
+				next = earliest(next, since.Add(appear))
+			case last.Sig != "":
+				next = earliest(next, since.Add(v.p.cfg.SettleQuiet))
+			}
+		}
+		var st serp.OverviewState
+		wait := max(time.Until(next), time.Millisecond)
+		err := v.ask(serp.AskOverviewChange, &st, serp.OverviewChange{Last: last, WaitMs: wait.Milliseconds()})
+		switch {
+		case v.ctx.Err() != nil:
+			return false, v.ctx.Err()
+		case err != nil && contextReplaced(err) && time.Now().Before(deadline):
+			continue // the page navigated while it waited: ask the new one
+		case err != nil:
 			return false, fmt.Errorf("read overview: %w", err)
 		}
-		if sig == "absent" {
-			if absentSince.IsZero() {
-				absentSince = now
+		now := time.Now()
+		if last == nil || st != *last {
+			last, since = &st, now
+		}
+		switch {
+		case st.Sig == "absent":
+			if now.Sub(since) >= appear {
+				return false, nil
 			}
-			absent = now.Sub(absentSince) >= appear
-			return absent, nil
+		case st.Sig != "" && st.Loaded:
+			return true, nil
+		case st.Sig != "" && now.Sub(since) >= v.p.cfg.SettleQuiet:
+			return true, nil
 		}
-		absentSince = time.Time{}
-		if sig != last {
-			last, since = sig, now
+		if !now.Before(deadline) {
+			return false, nil
 		}
-		return sig != "" && now.Sub(since) >= v.p.cfg.SettleQuiet, nil
-	})
-	return settled && !absent, err
+	}
 }
+
+// contextReplaced reports whether err says that the page's JavaScript
+// context went away during an evaluation (the page navigated).
+func contextReplaced(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Execution context was destroyed") || strings.Contains(msg, "Cannot find context")
+}
+
+// earliest returns the earlier of a and b.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// reactWait bounds the wait for the show-more control to react to a click.
+// The live page reacts within a frame (the expanded answer is already in
+// the DOM, only clipped); a page whose scripts do not run (a saved page)
+// never does, and its answer is read from the DOM as it is.
+const reactWait = time.Second
 
 // expand clicks the show-more control when the overview is collapsed,
 // waits until the control says it is expanded, and lets the text settle
-// again. It reports whether the overview was expanded; a control that does
-// not react is logged, not an error. It returns an error when the page
-// cannot be read or the tab ended.
+// again. It reports whether the overview was expanded; a control that is
+// not rendered or does not react is logged, not an error. It returns an
+// error when the page cannot be read or the tab ended.
 func (v *visit) expand() (bool, error) {
 	var collapsed bool
 	if err := v.ask(serp.AskCollapsed, &collapsed); err != nil || !collapsed {
 		return false, err
 	}
-	if err := v.click(); err != nil {
+	clicked, err := v.click()
+	if err != nil || !clicked {
 		return false, err
 	}
-	open, err := v.poll(v.p.cfg.OverviewWait, func(time.Time) (bool, error) {
-		var open bool
-		return open, v.ask(serp.AskExpanded, &open)
-	})
-	if err != nil || !open {
-		v.log.Warn("overview did not expand", "err", err)
+	var open bool
+	if err := v.ask(serp.AskExpandedChange, &open, serp.Wait{WaitMs: reactWait.Milliseconds()}); err != nil {
 		return false, err
+	}
+	if !open {
+		v.log.Warn("overview did not expand", "waited", reactWait)
+		return false, nil
 	}
 	_, err = v.settle()
 	return true, err
 }
 
-// click clicks the collapsed show-more control with the mouse, waiting at
-// most OverviewWait for it to be visible. A control that stays hidden is
-// logged; only the tab ending is an error.
-func (v *visit) click() error {
-	ctx, cancel := context.WithTimeout(v.ctx, v.p.cfg.OverviewWait)
-	defer cancel()
-	err := chromedp.Run(ctx, chromedp.Click(serp.ShowMoreCollapsed, chromedp.ByQuery))
-	if err != nil && v.ctx.Err() == nil {
-		v.log.Warn("show-more control not clickable", "err", err)
-		return nil
+// click clicks the collapsed show-more control with the mouse, at the
+// centre of its box once scrolled into view. It reports false, logging
+// why, when the control is not rendered; only the tab ending or the page
+// not answering is an error.
+func (v *visit) click() (bool, error) {
+	var at *struct{ X, Y float64 }
+	if err := v.ask(serp.AskShowMoreBox, &at); err != nil {
+		return false, err
 	}
-	return err
-}
-
-// poll calls check every pollEvery until it reports done or fails. It
-// reports false, without error, once limit has passed, and returns the
-// tab's error when the tab ends.
-func (v *visit) poll(limit time.Duration, check func(now time.Time) (bool, error)) (bool, error) {
-	deadline := time.Now().Add(limit)
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
-	for {
-		now := time.Now()
-		if done, err := check(now); done || err != nil {
-			return done, err
-		}
-		if now.After(deadline) {
-			return false, nil
-		}
-		select {
-		case <-v.ctx.Done():
-			return false, v.ctx.Err()
-		case <-tick.C:
-		}
+	if at == nil {
+		v.log.Warn("show-more control not rendered; reading the overview as it is")
+		return false, nil
 	}
+	if err := chromedp.Run(v.ctx, chromedp.MouseClickXY(at.X, at.Y)); err != nil {
+		return false, fmt.Errorf("click show-more: %w", err)
+	}
+	return true, nil
 }
 
 // maxShotHeight caps the height of a screenshot beyond the viewport (the
@@ -533,7 +575,8 @@ func (v *visit) shootArea(name, question string) ([]byte, error) {
 func (v *visit) shoot(name string, clip *page.Viewport) ([]byte, error) {
 	var png []byte
 	err := chromedp.Run(v.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
-		shot := page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).WithFromSurface(true)
+		// optimizeForSpeed: a faster PNG encoding, a larger file.
+		shot := page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).WithFromSurface(true).WithOptimizeForSpeed(true)
 		if clip != nil {
 			shot = shot.WithClip(clip).WithCaptureBeyondViewport(true)
 		}
@@ -591,9 +634,10 @@ func redact(raw string) string {
 	return u.String()
 }
 
-// ask evaluates serp's page.js for question (a serp.Ask* constant) in
-// the tab and decodes its answer into out. It returns an error when the
-// page cannot be read.
-func (v *visit) ask(question string, out any) error {
-	return chromedp.Run(v.ctx, chromedp.Evaluate(serp.PageScript(question), out))
+// ask evaluates serp's page.js for question (a serp.Ask* constant, with
+// its argument if it takes one) in the tab and decodes its answer into
+// out, awaiting it when it is a promise. It returns an error when the page
+// cannot be read.
+func (v *visit) ask(question string, out any, arg ...any) error {
+	return chromedp.Run(v.ctx, chromedp.Evaluate(serp.PageScript(question, arg...), out, awaitPromise))
 }

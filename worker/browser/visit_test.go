@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"html"
 	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -329,5 +334,62 @@ func TestVisitIdentity(t *testing.T) {
 	}
 	if lang := doc.Find("#lang").Text(); lang != "de" {
 		t.Errorf("Accept-Language = %q, want de", lang)
+	}
+}
+
+// leavePage reports what the tab shows a page of its origin (local and
+// session storage, window.name, cookies, history length) in #seen, then
+// leaves a value in each for the next page to find.
+const leavePage = `<!doctype html><div id="search"><p id="seen"></p></div><script>
+document.getElementById("seen").textContent = JSON.stringify({local: localStorage.getItem("k"),
+  session: sessionStorage.getItem("k"), name: window.name, cookie: document.cookie, history: history.length});
+localStorage.setItem("k", "v"); sessionStorage.setItem("k", "v"); window.name = "v";
+document.cookie = "k=v; max-age=3600";
+</script>`
+
+// TestVisitReusedTabIsWiped checks that a tab serves the next visit once
+// the last one succeeded, and that the next page finds nothing the last
+// one left: no storage, cookie or window name, and the history of a new
+// tab.
+func TestVisitReusedTabIsWiped(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /leave", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		http.SetCookie(w, &http.Cookie{Name: "server", Value: "v", MaxAge: 3600})
+		io.WriteString(w, leavePage)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	seen := func(res VisitResult) string {
+		t.Helper()
+		m := regexp.MustCompile(`<p id="seen">([^<]*)</p>`).FindStringSubmatch(res.HTML)
+		if m == nil {
+			t.Fatalf("no #seen in the page: %.300s", res.HTML)
+		}
+		return html.UnescapeString(m[1])
+	}
+	first, err := p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/leave?q=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tab is wiped and kept in the background once the visit returned.
+	b := p.current()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.idleCount() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the tab was not kept after a visit that succeeded")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	second, err := p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/leave?q=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, opened := second.Steps[StepOpen]; opened {
+		t.Error("the second visit opened a tab; want the first one's")
+	}
+	if got, want := seen(second), seen(first); got != want {
+		t.Errorf("a reused tab shows the page %s, want what a new tab shows: %s", got, want)
 	}
 }

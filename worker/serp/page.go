@@ -17,13 +17,19 @@ const (
 	// AskRejectConsent: submit the consent page's reject-all form; false
 	// when there is none.
 	AskRejectConsent = "rejectConsent"
-	// AskOverview: "" while an overview is announced but empty, "absent"
-	// when the loaded page has none, else a signature of its text.
-	AskOverview = "overview"
+	// AskOverviewChange, with OverviewChange as its argument: waits in
+	// the page until the overview's state differs from Last or WaitMs
+	// have passed, and answers the state then (an OverviewState).
+	AskOverviewChange = "overviewChange"
 	// AskCollapsed: whether the overview's show-more control is collapsed.
 	AskCollapsed = "collapsed"
-	// AskExpanded: whether the show-more control says it is expanded.
-	AskExpanded = "expanded"
+	// AskExpandedChange, with Wait as its argument: waits in the page
+	// until the show-more control says it is expanded or WaitMs have
+	// passed, and answers whether it is.
+	AskExpandedChange = "expandedChange"
+	// AskShowMoreBox: the collapsed show-more control's centre {x, y} in
+	// viewport pixels, scrolled into view, or null when none is rendered.
+	AskShowMoreBox = "showMoreBox"
 	// AskOverviewArea: the overview block's {x, y, width, height} in page
 	// pixels, or null.
 	AskOverviewArea = "overviewArea"
@@ -47,6 +53,7 @@ func PageSelectors() map[string]any {
 		"captchaForm":       CaptchaForm,
 		"overviewContainer": OverviewContainer,
 		"overviewBody":      OverviewBody,
+		"overviewLoaded":    OverviewLoaded,
 		"overviewHeading":   OverviewHeading,
 		"overviewHeadings":  OverviewHeadings,
 		"showMore":          ShowMore,
@@ -58,11 +65,44 @@ func PageSelectors() map[string]any {
 	}
 }
 
+// OverviewState is the overview's state as AskOverviewChange answers it.
+type OverviewState struct {
+	// Sig is "" while an overview is announced but empty or the page is
+	// still loading, "absent" when the loaded page has none, else a
+	// signature (length and hash) of the overview's text.
+	Sig string `json:"sig"`
+	// Loaded is whether the page has marked the overview as finished
+	// (OverviewLoaded): the end of its answer, decided by the page.
+	Loaded bool `json:"loaded"`
+}
+
+// OverviewChange is the argument of AskOverviewChange.
+type OverviewChange struct {
+	// Last is the state answered before; nil answers at the first look.
+	Last *OverviewState `json:"last"`
+	// WaitMs bounds the wait in milliseconds.
+	WaitMs int64 `json:"waitMs"`
+}
+
+// Wait is the argument of questions that only take a bound.
+type Wait struct {
+	// WaitMs bounds the wait in milliseconds.
+	WaitMs int64 `json:"waitMs"`
+}
+
 // PageScript returns the JavaScript expression that asks page.js question
-// (one of the Ask* constants) with PageSelectors, for the browser to
-// evaluate in the page.
-func PageScript(question string) string {
+// (one of the Ask* constants) with PageSelectors and the question's
+// argument, if it takes one, for the browser to evaluate in the page.
+// Questions that wait answer a promise.
+func PageScript(question string, arg ...any) string {
 	sel, _ := json.Marshal(PageSelectors()) // strings and lists of strings always encode
 	q, _ := json.Marshal(question)
-	return "(" + pageJS + ")(" + string(sel) + ", " + string(q) + ")"
+	a := []byte("null")
+	if len(arg) > 0 {
+		var err error
+		if a, err = json.Marshal(arg[0]); err != nil {
+			panic("serp: a question's argument does not encode: " + err.Error())
+		}
+	}
+	return "(" + pageJS + ")(" + string(sel) + ", " + string(q) + ", " + string(a) + ")"
 }

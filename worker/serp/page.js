@@ -3,7 +3,7 @@
 // JSON object) and a question (the Ask* constants); it returns the answer
 // as JSON data. It names no selector of its own: every one comes from sel,
 // and a test fails if it uses one it is not given.
-(sel, question) => {
+(sel, question, arg) => {
   const q = (s) => document.querySelector(s);
   switch (question) {
     case "inspect":
@@ -15,23 +15,75 @@
       if (button) button.click(); else form.submit();
       return true;
     }
-    case "overview": {
-      // "" while an overview is announced (its block, or its heading) but
-      // empty or the page still loads; "absent" when the loaded page has
-      // none; else the length and a hash of its text, to see it settle.
-      const body = q(sel.overviewBody);
-      const text = body ? body.textContent : "";
-      const announced = !!q(sel.overviewContainer) ||
-        [...document.querySelectorAll(sel.overviewHeading)].some((h) => sel.overviewHeadings.includes(h.textContent.trim()));
-      if (!text.trim()) return announced || document.readyState !== "complete" ? "" : "absent";
-      let hash = 0;
-      for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
-      return text.length + ":" + hash;
-    }
+    case "overviewChange":
+      // Waits for the overview to change from arg.last, the state this
+      // question answered before, or for arg.waitMs to pass, and answers
+      // the state then: {sig, loaded}. sig is "" while an overview is
+      // announced (its block, or its heading) but empty or the page still
+      // loads, "absent" when the loaded page has none, else the length and
+      // a hash of its text; loaded is whether the page has marked the
+      // block as finished (sel.overviewLoaded), which only a block whose
+      // answer has ended carries.
+      return new Promise((resolve) => {
+        const state = () => {
+          const body = q(sel.overviewBody);
+          const text = body ? body.textContent : "";
+          const box = q(sel.overviewContainer);
+          const announced = !!box ||
+            [...document.querySelectorAll(sel.overviewHeading)].some((h) => sel.overviewHeadings.includes(h.textContent.trim()));
+          const loaded = !!box && box.matches(sel.overviewLoaded);
+          if (!text.trim()) return { sig: announced || document.readyState !== "complete" ? "" : "absent", loaded };
+          let hash = 0;
+          for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+          return { sig: text.length + ":" + hash, loaded };
+        };
+        const same = (a, b) => !!b && a.sig === b.sig && a.loaded === b.loaded;
+        let done = false, queued = false, timer = 0;
+        const finish = (st) => {
+          done = true;
+          clearTimeout(timer);
+          observer.disconnect();
+          document.removeEventListener("readystatechange", check);
+          resolve(st);
+        };
+        const check = () => {
+          queued = false;
+          if (done) return;
+          const st = state();
+          if (!same(st, arg.last)) finish(st);
+        };
+        // Mutations come in bursts; one check per turn of the event loop.
+        const later = () => { if (!queued) { queued = true; setTimeout(check, 0); } };
+        const observer = new MutationObserver(later);
+        observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+        document.addEventListener("readystatechange", check);
+        timer = setTimeout(() => { if (!done) finish(state()); }, arg.waitMs);
+        check();
+      });
     case "collapsed":
       return !!q(sel.showMoreCollapsed);
-    case "expanded":
-      return q(sel.showMore)?.getAttribute("aria-expanded") === "true";
+    case "expandedChange":
+      // Waits until the show-more control says it is expanded, or for
+      // arg.waitMs to pass, and answers whether it is.
+      return new Promise((resolve) => {
+        const open = () => q(sel.showMore)?.getAttribute("aria-expanded") === "true";
+        if (open()) return resolve(true);
+        const observer = new MutationObserver(() => {
+          if (open()) { observer.disconnect(); clearTimeout(timer); resolve(true); }
+        });
+        observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-expanded"] });
+        const timer = setTimeout(() => { observer.disconnect(); resolve(open()); }, arg.waitMs);
+      });
+    case "showMoreBox": {
+      // The collapsed show-more control's centre in viewport pixels after
+      // scrolling it into view, or null when there is none or it is not
+      // rendered (a control nobody can click).
+      const c = q(sel.showMoreCollapsed);
+      if (!c) return null;
+      c.scrollIntoView({ block: "center" });
+      const r = c.getBoundingClientRect();
+      return r.width && r.height ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : null;
+    }
     case "overviewArea": {
       // The overview block in page pixels, for a screenshot of all of it.
       const box = q(sel.overviewContainer);

@@ -35,7 +35,7 @@ func TestPageJSQuestions(t *testing.T) {
 	for _, m := range regexp.MustCompile(`case "([A-Za-z]+)"`).FindAllStringSubmatch(pageJS, -1) {
 		cases = append(cases, m[1])
 	}
-	for _, q := range []string{AskInspect, AskRejectConsent, AskOverview, AskCollapsed, AskExpanded, AskOverviewArea, AskPageArea} {
+	for _, q := range []string{AskInspect, AskRejectConsent, AskOverviewChange, AskCollapsed, AskExpandedChange, AskShowMoreBox, AskOverviewArea, AskPageArea} {
 		if !slices.Contains(cases, q) {
 			t.Errorf("page.js does not answer %q", q)
 		}
