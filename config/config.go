@@ -149,7 +149,7 @@ var Vars = []Var{
 	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks on PATH for chromium, chromium-browser, google-chrome, chrome and google-chrome-stable (the names the Chrome buildpacks install)."},
 	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
 	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Visits after which a worker restarts its browser (0: never)."},
-	{"KISA_OVERVIEW_SETTLE", "700ms", "The overview counts as fully streamed in once its text has not changed for this long."},
+	{"KISA_OVERVIEW_SETTLE", "700ms", "On a page that does not mark its overview as finished (data-loaded), the overview counts as fully streamed in once its text has not changed for this long."},
 	{"KISA_OVERVIEW_WAIT", "15s", "Bounded wait for an overview to appear, finish streaming or expand; none by then means hasOverview false."},
 	{"KISA_OVERVIEW_APPEAR", "3s", "A loaded page that has shown no overview block or heading for this long has no overview (at most KISA_OVERVIEW_WAIT)."},
 	{"KISA_BROWSER_ALLOW_HOSTS", "google.com,gstatic.com,googleapis.com,googleusercontent.com,ggpht.com,ytimg.com,youtube.com", "Comma-separated domains (with their subdomains) a results page may load images, scripts, frames and data from, besides the search and consent hosts; see [Security](#security)."},

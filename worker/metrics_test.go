@@ -81,6 +81,12 @@ func TestJobMetrics(t *testing.T) {
 		t.Errorf("consent steps = %v, want at most 1 (the cookie is kept)", n)
 	}
 	delete(got, "kisa_worker_step_duration_seconds{step=consent}_count")
+	// The first visit opens a tab; the next one reuses it when it was
+	// wiped in time, else opens another.
+	if n := got["kisa_worker_step_duration_seconds{step=open}_count"]; n < 1 || n > 2 {
+		t.Errorf("open steps = %v, want 1 or 2", n)
+	}
+	delete(got, "kisa_worker_step_duration_seconds{step=open}_count")
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("worker series (-want +got):\n%s", diff)
 	}

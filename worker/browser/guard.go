@@ -133,7 +133,7 @@ type guard struct {
 // popups stopped, and every request paused for the guard. It returns an
 // error when the browser refuses.
 func (t *tab) contain(ctx context.Context, p *Pool, pol policy, proxy *Proxy, targetID target.ID) error {
-	browser := cdp.WithExecutor(ctx, chromedp.FromContext(t.ctx).Browser)
+	browser := cdp.WithExecutor(ctx, chromedp.FromContext(t.life).Browser)
 	err := cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorDeny).
 		WithBrowserContextID(t.contextID).Do(browser)
 	if err != nil {
@@ -147,10 +147,10 @@ func (t *tab) contain(ctx context.Context, p *Pool, pol policy, proxy *Proxy, ta
 		}
 	}
 	g := &guard{p: p, pol: pol, proxy: proxy, mainID: cdp.FrameID(targetID), answered: map[fetch.RequestID]bool{},
-		exec: cdp.WithExecutor(t.ctx, chromedp.FromContext(t.ctx).Target)}
+		exec: cdp.WithExecutor(t.life, chromedp.FromContext(t.life).Target)}
 	t.guard = g
-	chromedp.ListenTarget(t.ctx, g.handle)
-	chromedp.ListenBrowser(t.ctx, g.popups)
+	chromedp.ListenTarget(t.life, g.handle)
+	chromedp.ListenBrowser(t.life, g.popups)
 	return chromedp.Run(ctx,
 		chromedp.ActionFunc(func(ctx context.Context) error {
 			_, err := page.AddScriptToEvaluateOnNewDocument(noPopups).Do(ctx)

@@ -109,15 +109,14 @@ func (t *tab) present(req VisitRequest) error {
 		id = t.b.mobileIdentity()
 	}
 	ua := emulation.SetUserAgentOverride(id.userAgent).WithUserAgentMetadata(id.meta).WithPlatform(id.platform)
-	actions := chromedp.Tasks{}
+	// The locale and time zone are set on every visit, empty ones too
+	// (which clears them): a tab serves many visits (reuse.go).
+	locale := emulation.SetLocaleOverride()
 	if req.Language != "" {
 		ua = ua.WithAcceptLanguage(req.Language)
-		actions = append(actions, emulation.SetLocaleOverride().WithLocale(req.Language))
+		locale = locale.WithLocale(req.Language)
 	}
-	actions = append(chromedp.Tasks{ua}, actions...)
-	if req.TimeZone != "" {
-		actions = append(actions, emulation.SetTimezoneOverride(req.TimeZone))
-	}
+	actions := chromedp.Tasks{ua, locale, emulation.SetTimezoneOverride(req.TimeZone)}
 	if req.Mobile {
 		actions = append(actions,
 			emulation.SetDeviceMetricsOverride(phoneWidth, phoneHeight, phoneScale, true).

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"slices"
@@ -30,14 +31,17 @@ const wipeWait = 2 * time.Second
 // wipeScript clears what the page's own origin keeps for the tab.
 const wipeScript = `(() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} window.name = ""; })()`
 
-// tabKey says which visits a tab can serve: those through the same proxy
-// (a browser context's proxy is fixed when it is created) under the same
-// policy (the guard's).
-func tabKey(pol policy, proxy *Proxy) string {
+// tabKey says which visits a tab can serve: those of the same device
+// (a phone's screen and touch stay with the tab), located or not (the
+// geolocation permission is granted to the browser context), through the
+// same proxy (a browser context's proxy is fixed when it is created),
+// under the same policy (the guard's).
+func tabKey(pol policy, req VisitRequest) string {
 	var k strings.Builder
-	k.WriteString(pol.searchHost + "\x00" + pol.consentHost + "\x00" + strings.Join(pol.allow, ","))
-	if proxy != nil {
-		k.WriteString("\x00" + proxy.Server + "\x00" + proxy.Username + "\x00" + proxy.Password)
+	fmt.Fprintf(&k, "%s\x00%s\x00%s\x00mobile=%t\x00located=%t", pol.searchHost, pol.consentHost,
+		strings.Join(pol.allow, ","), req.Mobile, req.Geolocation != nil)
+	if p := req.Proxy; p != nil {
+		k.WriteString("\x00" + p.Server + "\x00" + p.Username + "\x00" + p.Password)
 	}
 	return k.String()
 }
@@ -75,7 +79,8 @@ func (b *chromium) putIdle(t *tab, limit int, log *slog.Logger) {
 // target, ends when visit ends (with its deadline), and ending it leaves
 // the tab open.
 func (t *tab) bind(visit context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(t.ctx)
+	// t.life, not t.ctx: the tab outlives each visit.
+	ctx, cancel := context.WithCancel(t.life)
 	if d, ok := visit.Deadline(); ok {
 		var cancelDeadline context.CancelFunc
 		ctx, cancelDeadline = context.WithDeadline(ctx, d)
@@ -110,13 +115,13 @@ func (v *visit) keep(t *tab, origins []string) {
 // leaves it on about:blank. It returns an error when the browser does not
 // do it within wipeWait.
 func (t *tab) wipe(origins []string) error {
-	ctx, cancel := context.WithTimeout(t.ctx, wipeWait)
+	ctx, cancel := context.WithTimeout(t.life, wipeWait)
 	defer cancel()
 	_ = chromedp.Run(ctx, chromedp.Evaluate(wipeScript, nil)) // an error page has no storage to clear
 	if err := chromedp.Run(ctx, chromedp.Navigate("about:blank"), page.ResetNavigationHistory()); err != nil {
 		return err
 	}
-	browser := cdp.WithExecutor(ctx, chromedp.FromContext(t.ctx).Browser)
+	browser := cdp.WithExecutor(ctx, chromedp.FromContext(t.life).Browser)
 	if err := storage.ClearCookies().WithBrowserContextID(t.contextID).Do(browser); err != nil {
 		return err
 	}

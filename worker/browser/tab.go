@@ -25,7 +25,8 @@ const disposeWait = time.Second
 // the same key (reuse.go). The consent cookies that a visit leaves are
 // kept by the Pool and set in every visit's tab.
 type tab struct {
-	ctx       context.Context      // chromedp context attached to the target, b's child
+	life      context.Context      // chromedp context attached to the target, b's child
+	ctx       context.Context      // life bound to the current visit (bind)
 	contextID cdp.BrowserContextID // its incognito browser context
 	closeCtx  context.CancelFunc   // detaches and closes the target
 	b         *chromium
@@ -59,17 +60,17 @@ func openTab(ctx context.Context, b *chromium, p *Pool, pol policy, proxy *Proxy
 	if err != nil {
 		return nil, fmt.Errorf("create browser context: %w", err)
 	}
-	t := &tab{contextID: id, b: b, key: tabKey(pol, proxy)}
+	t := &tab{contextID: id, b: b}
 	targetID, err := target.CreateTarget("about:blank").WithBrowserContextID(id).WithNewWindow(true).Do(exec)
 	if err != nil {
 		t.dispose()
 		return nil, fmt.Errorf("create target: %w", err)
 	}
-	t.ctx, t.closeCtx = chromedp.NewContext(b.ctx, chromedp.WithTargetID(targetID))
+	t.life, t.closeCtx = chromedp.NewContext(b.ctx, chromedp.WithTargetID(targetID))
 	// chromedp ties the target's event loop to the context of the first
 	// Run, which must be the tab's own; ctx bounds it from outside.
 	attached := make(chan error, 1)
-	go func() { attached <- chromedp.Run(t.ctx, chromedp.EmulateViewport(windowWidth, windowHeight)) }()
+	go func() { attached <- chromedp.Run(t.life, chromedp.EmulateViewport(windowWidth, windowHeight)) }()
 	select {
 	case err = <-attached:
 	case <-ctx.Done():

@@ -21,6 +21,9 @@ import (
 )
 
 const (
+	// pollEvery is how often the page's state is read while waiting on it
+	// from outside (a conversation's turns).
+	pollEvery = 100 * time.Millisecond
 	// paintWait bounds the wait for the first painted frame.
 	paintWait = 2 * time.Second
 	// pngSignature starts every PNG file.
@@ -193,7 +196,8 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 // kisa.Unavailable and errTabNotOpened when no tab can be opened.
 func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
 	pol := v.p.policyFor(v.req.URL)
-	t := v.b.takeIdle(tabKey(pol, v.req.Proxy))
+	key := tabKey(pol, v.req)
+	t := v.b.takeIdle(key)
 	if t == nil {
 		err := v.timed(StepOpen, func() (err error) {
 			t, err = openTab(ctx, v.b, v.p, pol, v.req.Proxy)
@@ -202,10 +206,11 @@ func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
 		if err != nil {
 			return VisitResult{}, fmt.Errorf("%w: %w: %w", kisa.Unavailable, errTabNotOpened, err)
 		}
+		t.key = key
 	}
 	within, cancel := t.bind(ctx)
 	defer cancel()
-	v.ctx, v.tab = within, t
+	v.ctx, v.tab, t.ctx = within, t, within
 	res, err := v.steps()
 	if err != nil || ctx.Err() != nil {
 		t.close(v.log)
@@ -512,6 +517,29 @@ func (v *visit) click() (bool, error) {
 		return false, fmt.Errorf("click show-more: %w", err)
 	}
 	return true, nil
+}
+
+// poll calls check every pollEvery until it reports done or fails. It
+// reports false, without error, once limit has passed, and returns the
+// tab's error when the tab ends.
+func (v *visit) poll(limit time.Duration, check func(now time.Time) (bool, error)) (bool, error) {
+	deadline := time.Now().Add(limit)
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		if done, err := check(now); done || err != nil {
+			return done, err
+		}
+		if now.After(deadline) {
+			return false, nil
+		}
+		select {
+		case <-v.ctx.Done():
+			return false, v.ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 // maxShotHeight caps the height of a screenshot beyond the viewport (the
