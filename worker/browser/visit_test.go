@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/testenv"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -375,13 +376,7 @@ func TestVisitReusedTabIsWiped(t *testing.T) {
 	}
 	// The tab is wiped and kept in the background once the visit returned.
 	b := p.current()
-	deadline := time.Now().Add(10 * time.Second)
-	for b.idleCount() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the tab was not kept after a visit that succeeded")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, "the tab to be kept after a visit that succeeded", func() bool { return b.idleCount() > 0 })
 	second, err := p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/leave?q=2"})
 	if err != nil {
 		t.Fatal(err)
