@@ -110,6 +110,28 @@ func TestDevicesAndPlacesEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("a batch's items are visits of their own devices and places", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		item := func(device string, loc *geo.Location) client.OverviewRequest {
+			return client.OverviewRequest{Query: "wiener schnitzel", CountryCode: "at", LanguageCode: "de", Device: device,
+				Location: loc, Screenshots: new(bool)}
+		}
+		vienna := &geo.Location{Point: &geo.Point{Latitude: 48.2082, Longitude: 16.3738}}
+		b, err := s.api.SubmitBatch(ctx, []client.OverviewRequest{item("", nil), item("mobile", nil), item("mobile", vienna), item("mobile", vienna)}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range b.Jobs {
+			if done, err := s.api.WaitJob(ctx, j.ID, 200*time.Millisecond); err != nil || done.Status != "done" {
+				t.Fatalf("job %s = %+v, %v; want done", j.ID, done, err)
+			}
+		}
+		if n := s.fixture.Visits("wiener schnitzel"); n != 3 {
+			t.Errorf("%d visits for desktop, phone, phone in Vienna and that again; want 3", n)
+		}
+	})
+
 	t.Run("contradictions are refused before any visit", func(t *testing.T) {
 		res, _, raw := s.post(t, `{"query":"beste pizza","countryCode":"at","location":"Munich,Bavaria,Germany"}`)
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(raw), `"location":"names a place in \"Germany\"`) {
