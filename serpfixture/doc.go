@@ -43,6 +43,8 @@
 //     already expanded page, served as is whatever hl says.
 //   - exactly "mobile app development" (Real2025PageQuery): the real
 //     captured page of the 2025 generation, collapsed, served as is.
+//   - exactly "google" or "hotels" (RealWebQueries): a real captured
+//     desktop results page of 2023 without an AI overview, served as is.
 //   - contains "stalled stream", "unknown markup", "searching
 //     placeholder" or "generate button" (StalledQuery...): an overview
 //     that stops streaming half-way, one in markup no generation knows,

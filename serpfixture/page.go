@@ -44,6 +44,7 @@ const (
 	withoutOverview
 	realCapture
 	real2025
+	realWeb
 	captcha
 	stalled
 	unknown
@@ -60,6 +61,8 @@ func behaviourOf(query string) behaviour {
 		return realCapture
 	case query == Real2025PageQuery:
 		return real2025
+	case RealWebQueries[query] != "":
+		return realWeb
 	case strings.Contains(query, StalledQuery):
 		return stalled
 	case strings.Contains(query, UnknownQuery):
@@ -105,6 +108,9 @@ func FinalPage(query, hl string) (string, error) {
 		return p.real, nil
 	case real2025:
 		return p.real2025, nil
+	case realWeb:
+		b, err := captured.FS.ReadFile(RealWebQueries[NormaliseQuery(query)])
+		return string(b), err
 	}
 	b, err := p.results(resultsRequest{query: query, hl: hl, final: true})
 	return string(b), err
@@ -258,4 +264,12 @@ func blockOf(b behaviour, query string) template.HTML {
 		return `<div class="aio-status" role="status">Searching...</div>`
 	}
 	return `<div class="aio-optin"><span role="button" tabindex="0" class="aio-generate">Generate</span></div>`
+}
+
+// RealWebQueries are the queries answered with a real captured results
+// page without an AI overview (2023 desktop pages with organic results),
+// by the name of the page in package captured.
+var RealWebQueries = map[string]string{
+	"google": captured.WebGoogle,
+	"hotels": captured.WebHotels,
 }

@@ -3,6 +3,7 @@ package serpfixture
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -169,6 +170,13 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.writeHTML(w, r, http.StatusOK, []byte(s.pages.real), "real page")
 	case real2025:
 		s.writeHTML(w, r, http.StatusOK, []byte(s.pages.real2025), "real 2025 page")
+	case realWeb:
+		page, err := captured.FS.ReadFile(RealWebQueries[key])
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		s.writeHTML(w, r, http.StatusOK, page, "real results page")
 	default:
 		req := resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", delay: s.delay}
 		if varied {

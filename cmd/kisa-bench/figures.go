@@ -24,7 +24,7 @@ func (s *suite) figures() {
 		fn   func() error
 	}{
 		{"reads", s.reads}, {"hits", s.hits}, {"miss", s.miss}, {"coalesce", s.coalesce},
-		{"tabs", s.tabs}, {"stability", s.stability}, {"monitor", s.monitor},
+		{"real", s.realPages}, {"tabs", s.tabs}, {"stability", s.stability}, {"monitor", s.monitor},
 	}
 	for _, st := range steps {
 		if s.only != nil && !s.only[st.name] {

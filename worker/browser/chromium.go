@@ -55,8 +55,10 @@ type chromium struct {
 	version    string        // Chromium's full version, e.g. "156.0.8078.108"
 	drained    chan struct{} // closed when a draining browser has no visits left
 
-	idleMu sync.Mutex
-	idle   []*tab // wiped tabs waiting for a visit (reuse.go)
+	idleMu      sync.Mutex
+	idle        []*tab         // wiped tabs waiting for a visit (reuse.go)
+	wiping      map[string]int // tabs being wiped, by key
+	idleChanged chan struct{}  // closed and replaced when a wipe ends
 
 	visits   int  // visits started
 	running  int  // visits running

@@ -46,29 +46,60 @@ func tabKey(pol policy, req VisitRequest) string {
 	return k.String()
 }
 
-// takeIdle returns an idle tab of b for key, or nil when there is none.
-func (b *chromium) takeIdle(key string) *tab {
+// takeIdle returns an idle tab of b for key, waiting (within ctx) while a
+// tab for key is being wiped: wiping takes milliseconds, opening a tab
+// hundreds. It returns nil when there is none to wait for.
+func (b *chromium) takeIdle(ctx context.Context, key string) *tab {
 	b.idleMu.Lock()
 	defer b.idleMu.Unlock()
-	i := slices.IndexFunc(b.idle, func(t *tab) bool { return t.key == key })
-	if i < 0 {
-		return nil
+	for {
+		if i := slices.IndexFunc(b.idle, func(t *tab) bool { return t.key == key }); i >= 0 {
+			t := b.idle[i]
+			b.idle = slices.Delete(b.idle, i, i+1)
+			return t
+		}
+		if b.wiping[key] == 0 || ctx.Err() != nil {
+			return nil
+		}
+		changed := b.idleChanged
+		b.idleMu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+		}
+		b.idleMu.Lock()
 	}
-	t := b.idle[i]
-	b.idle = slices.Delete(b.idle, i, i+1)
-	return t
 }
 
-// putIdle keeps t for a later visit, unless b already keeps limit tabs
-// (then it closes the oldest).
-func (b *chromium) putIdle(t *tab, limit int, log *slog.Logger) {
+// startWipe counts a tab for key as being wiped.
+func (b *chromium) startWipe(key string) {
 	b.idleMu.Lock()
-	b.idle = append(b.idle, t)
+	defer b.idleMu.Unlock()
+	if b.wiping == nil {
+		b.wiping = map[string]int{}
+		b.idleChanged = make(chan struct{})
+	}
+	b.wiping[key]++
+}
+
+// endWipe counts a wipe of a tab for key as ended, keeping t (when not
+// nil) for later visits, unless b already keeps limit tabs (then it
+// closes the oldest), and wakes the visits waiting in takeIdle.
+func (b *chromium) endWipe(key string, t *tab, limit int, log *slog.Logger) {
+	b.idleMu.Lock()
+	if b.wiping[key]--; b.wiping[key] == 0 {
+		delete(b.wiping, key)
+	}
+	if t != nil {
+		b.idle = append(b.idle, t)
+	}
 	var extra []*tab
 	if n := len(b.idle) - limit; n > 0 {
 		extra = slices.Clone(b.idle[:n])
 		b.idle = slices.Delete(b.idle, 0, n)
 	}
+	close(b.idleChanged)
+	b.idleChanged = make(chan struct{})
 	b.idleMu.Unlock()
 	for _, e := range extra {
 		e.close(log)
@@ -96,18 +127,20 @@ func (t *tab) bind(visit context.Context) (context.Context, context.CancelFunc) 
 // tab that cannot be wiped, or whose browser is draining or gone, is
 // closed instead.
 func (v *visit) keep(t *tab, origins []string) {
+	if v.p.draining(v.b) {
+		t.close(v.log)
+		return
+	}
+	v.b.startWipe(t.key)
 	go func() {
-		if v.p.draining(v.b) {
-			t.close(v.log)
-			return
-		}
 		if err := t.wipe(origins); err != nil {
 			v.log.Debug("tab not wiped; closing it", "err", err)
 			t.close(v.log)
+			v.b.endWipe(t.key, nil, v.p.cfg.Tabs, v.log)
 			return
 		}
 		t.guard.forget()
-		v.b.putIdle(t, v.p.cfg.Tabs, v.log)
+		v.b.endWipe(t.key, t, v.p.cfg.Tabs, v.log)
 	}()
 }
 

@@ -197,7 +197,7 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
 	pol := v.p.policyFor(v.req.URL)
 	key := tabKey(pol, v.req)
-	t := v.b.takeIdle(key)
+	t := v.b.takeIdle(ctx, key)
 	if t == nil {
 		err := v.timed(StepOpen, func() (err error) {
 			t, err = openTab(ctx, v.b, v.p, pol, v.req.Proxy)
