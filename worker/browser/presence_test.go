@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -306,5 +307,48 @@ func TestAutomatedBrowserGetsCaptcha(t *testing.T) {
 	}
 	if _, err := p.Visit(t.Context(), VisitRequest{URL: page}); err != nil {
 		t.Errorf("Visit: %v, want results", err)
+	}
+}
+
+// TestGeolocationOnlyForSearchOrigin: a located visit grants the
+// geolocation permission to the search URL's origin and to no other, even
+// one on the same host.
+func TestGeolocationOnlyForSearchOrigin(t *testing.T) {
+	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!DOCTYPE html><title>x</title>"))
+	})
+	search, other := httptest.NewServer(page), httptest.NewServer(page)
+	t.Cleanup(search.Close)
+	t.Cleanup(other.Close)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	tb, err := openTab(ctx, current(t, p), p, p.policyFor(search.URL+"/search"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.close(nil)
+	within, unbind := tb.bind(ctx)
+	defer unbind()
+	tb.ctx = within
+	if err := tb.present(VisitRequest{URL: search.URL + "/search?q=x", Geolocation: &geo.Point{Latitude: 35.68, Longitude: 139.69}}); err != nil {
+		t.Fatal(err)
+	}
+	state := func(u string) string {
+		t.Helper()
+		var s string
+		err := chromedp.Run(within, chromedp.Navigate(u), chromedp.Evaluate(`navigator.permissions.query({name: "geolocation"}).then(p => p.state)`,
+			&s, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		return s
+	}
+	if got := state(search.URL + "/"); got != "granted" {
+		t.Errorf("the search origin's geolocation permission is %q, want granted", got)
+	}
+	if got := state(other.URL + "/"); got == "granted" {
+		t.Errorf("another origin's geolocation permission is %q, want not granted", got)
 	}
 }
