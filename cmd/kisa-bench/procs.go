@@ -118,10 +118,32 @@ func lastingZombies(root int) int {
 	return n
 }
 
-// peakSampler samples a process tree's RSS every 250 ms until stopped.
+// pssMB is the proportional set size of root and its descendants: each
+// shared page counts once over the processes that share it, so the sum is
+// what the tree costs the machine (RSS sums overstate it).
+func pssMB(root int) float64 {
+	kb := 0
+	for _, p := range tree(root) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p.pid))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "Pss:" {
+				v, _ := strconv.Atoi(f[1])
+				kb += v
+			}
+		}
+	}
+	return float64(kb) / 1024
+}
+
+// peakSampler samples a process tree's RSS and PSS every 250 ms until
+// stopped.
 type peakSampler struct {
-	mu   sync.Mutex
-	peak float64
+	mu      sync.Mutex
+	peak    float64
+	peakPSS float64
 	stop chan struct{}
 	done chan struct{}
 }
@@ -131,9 +153,9 @@ func samplePeak(root int) *peakSampler {
 	go func() {
 		defer close(p.done)
 		for {
-			v := rssMB(root)
+			v, pss := rssMB(root), pssMB(root)
 			p.mu.Lock()
-			p.peak = max(p.peak, v)
+			p.peak, p.peakPSS = max(p.peak, v), max(p.peakPSS, pss)
 			p.mu.Unlock()
 			select {
 			case <-p.stop:
@@ -145,11 +167,11 @@ func samplePeak(root int) *peakSampler {
 	return p
 }
 
-// end stops sampling and returns the peak in MB.
-func (p *peakSampler) end() float64 {
+// end stops sampling and returns the peak RSS and the peak PSS in MB.
+func (p *peakSampler) end() (rss, pss float64) {
 	close(p.stop)
 	<-p.done
-	return p.peak
+	return p.peak, p.peakPSS
 }
 
 // profiles counts Chromium profile directories in dir.
