@@ -58,7 +58,11 @@ var ShotNames = []string{ShotInitial, ShotAfterLoad, ShotAfterExpand}
 // bucket (keyed by the Shot* names). URLs are presigned on every answer, so
 // a URL is always valid for its full 24 hours, also from the cache.
 type Result struct {
-	Overview    Overview          `json:"overview"`
+	Overview Overview `json:"overview"`
+	// AIMode and Web are the readings of the other surfaces' pages
+	// (surfaces.go); nil on an overview's result.
+	AIMode      *AIModeResult     `json:"aiMode,omitempty"`
+	Web         *WebResults       `json:"web,omitempty"`
 	Screenshots map[string]string `json:"screenshots,omitempty"`
 	// RawHTML is the object key of the page's HTML after expansion,
 	// gzip-encoded; every visit stores it, so that a request for it is

@@ -1,9 +1,44 @@
 package kisa
 
-// The results page has more surfaces than the AI overview (overview.go):
+// The results page has more surfaces than the AI overview (result.go):
 // Google's AI Mode, the conversational answer at udm=50, and the organic
 // web results of the results page. Each is what one extractor reads from
 // one kind of page.
+
+// Surface names one kind of page the service reads; it is the last part
+// of the endpoint's path, a metric label and a cache key space.
+type Surface string
+
+// The surfaces.
+const (
+	SurfaceOverview Surface = "ai-overview"
+	SurfaceAIMode   Surface = "ai-mode"
+	SurfaceWeb      Surface = "web-search"
+)
+
+// Surfaces lists the surfaces in the order the API documents them.
+var Surfaces = []Surface{SurfaceOverview, SurfaceAIMode, SurfaceWeb}
+
+// OrOverview returns s, or SurfaceOverview when s is empty (requests and tasks
+// from before surfaces existed).
+func (s Surface) OrOverview() Surface {
+	if s == "" {
+		return SurfaceOverview
+	}
+	return s
+}
+
+// ShotNames returns the names of the screenshots a visit of s takes, in
+// order; none for web search.
+func (s Surface) ShotNames() []string {
+	switch s.OrOverview() {
+	case SurfaceAIMode:
+		return AIModeShotNames
+	case SurfaceWeb:
+		return nil
+	}
+	return ShotNames
+}
 
 // Link is a web page an answer offers beyond its sources: a link in the
 // answer's text.

@@ -62,6 +62,11 @@ const allowedItem = "query, countryCode, languageCode, device, location, screens
 // (nil: no check) vets a webhook URL. Every problem is reported at once,
 // in one 422.
 func parseOverviewBody(body []byte, served proxies.Set, checkURL func(string) error) (overviewBody, error) {
+	return parseSurfaceBody(body, kisa.SurfaceOverview, served, checkURL)
+}
+
+// parseSurfaceBody is parseOverviewBody for a request of surface.
+func parseSurfaceBody(body []byte, surface kisa.Surface, served proxies.Set, checkURL func(string) error) (overviewBody, error) {
 	top, err := decodeJSONObject(body)
 	if err != nil {
 		return overviewBody{}, err
@@ -69,7 +74,7 @@ func parseOverviewBody(body []byte, served proxies.Set, checkURL func(string) er
 	v := validation{}
 	var out overviewBody
 	webhookRaw, hasWebhook := top["webhook"]
-	out.Request = parseRequestObject(v, top, allowedTopLevel, served, func(name string, raw json.RawMessage) bool {
+	out.Request = parseSurfaceObject(v, top, surface, allowedFields(surface, true), served, func(name string, raw json.RawMessage) bool {
 		switch name {
 		case "async":
 			decodeAs(v, name, raw, &out.Async, "a boolean")
@@ -250,7 +255,12 @@ func parseBatchItems(v validation, raw json.RawMessage, served proxies.Set) []ov
 			continue
 		}
 		iv := validation{}
-		out = append(out, parseRequestObject(iv, obj, allowedItem, served, nil))
+		surface := kisa.SurfaceOverview
+		if raw, ok := obj["surface"]; ok {
+			surface = parseSurface(iv, raw)
+		}
+		out = append(out, parseSurfaceObject(iv, obj, surface, allowedFields(surface, false)+", surface", served,
+			func(name string, _ json.RawMessage) bool { return name == "surface" }))
 		for k, msg := range iv {
 			v.add(path+"."+k, "%s", msg)
 		}

@@ -30,6 +30,13 @@ type Request struct {
 	CacheOn  bool
 	CacheTTL int // seconds
 	Fields   Fields
+	// Surface is the page the request reads; empty is the overview.
+	Surface kisa.Surface
+	// FollowUps are the further prompts of an AI Mode request, asked in
+	// order in the same conversation.
+	FollowUps []string
+	// MaxResults is how many organic results a web search answers.
+	MaxResults int
 }
 
 // Fields is the request's `fields` selection; a nil list keeps every
@@ -42,6 +49,8 @@ type Fields struct {
 	// RawHTML keeps results.rawHtml of a request that asked for it
 	// (fields.rawHtml, default true).
 	RawHTML bool
+	// Organic are the fields of a web search's organic results.
+	Organic []string
 }
 
 // Key is the identity of a request: the query with case and whitespace
@@ -49,7 +58,7 @@ type Fields struct {
 // device and the location. It is the cache key and the asynq task id, so
 // identical requests share one cache entry and one browser visit.
 func (r Request) Key() string {
-	return placeKey(r.Query, r.Country, r.Language, r.Screenshots, r.Device, r.Location)
+	return r.surfaceKey(placeKey(r.Query, r.Country, r.Language, r.Screenshots, r.Device, r.Location))
 }
 
 // CacheKey is Request.Key of a desktop request for the whole country.
