@@ -104,7 +104,7 @@ func TestAsyncValidation(t *testing.T) {
 		{name: "bad items keyed by index", path: overviewPath + "/batch",
 			body: `{"requests":[{"query":"ok"},{"query":" "},{"query":"x","countryCode":"xx","async":true},7],"webhook":{"url":"https://192.168.1.1/"},"extra":1}`,
 			wantErrors: map[string]string{"requests[1].query": "must not be empty", "requests[2].countryCode": "must be an ISO 3166-1 alpha-2 country code",
-				"requests[2].async": "unknown field; allowed: query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache",
+				"requests[2].async": "unknown field; allowed: query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, surface",
 				"requests[3]":       "must be an object", "webhook.url": "must not point to a private address",
 				"extra": "unknown field; allowed: requests, webhook"}},
 		{name: "batch without requests", path: overviewPath + "/batch", body: `{}`,

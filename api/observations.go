@@ -95,12 +95,23 @@ func (s *Server) observation(c *gin.Context, st *requestState, start time.Time, 
 // surfaceOf names what a request used, for usage: an overview answered
 // 202 was submitted as a job.
 func surfaceOf(route string, status int) string {
+	async := status == http.StatusAccepted
 	switch route {
 	case overviewPath:
-		if status == http.StatusAccepted {
+		if async {
 			return observe.SurfaceOverviewAsync
 		}
 		return observe.SurfaceOverview
+	case aiModePath:
+		if async {
+			return observe.SurfaceAIModeAsync
+		}
+		return observe.SurfaceAIMode
+	case webSearchPath:
+		if async {
+			return observe.SurfaceWebAsync
+		}
+		return observe.SurfaceWeb
 	case batchPath:
 		return observe.SurfaceBatch
 	case completionsPath:

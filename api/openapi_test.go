@@ -254,7 +254,8 @@ func checkWebhooks(t *testing.T, doc *openapi3.T, f *openapiFixture) {
 // notDriven are documented answers the test cannot bring about without a
 // bug: a 500 where every failure of a backing service is told as a 503.
 var notDriven = []string{
-	"POST /v1/networks/browser/ai-overview 500", "POST /v1/completions 500", "GET /v1/networks/browser/countries 500",
+	"POST /v1/networks/browser/ai-overview 500", "POST /v1/networks/browser/ai-mode 500",
+	"POST /v1/networks/browser/web-search 500", "POST /v1/completions 500", "GET /v1/networks/browser/countries 500",
 	"GET /v1/networks/browser/ai-overview/jobs 500", "GET /v1/networks/browser/ai-overview/jobs/{id} 500",
 	"POST /v1/networks/browser/ai-overview/batch 500", "GET /v1/networks/browser/ai-overview/batches/{id} 500",
 	"POST /v1/monitors 500", "GET /v1/monitors 500", "GET /v1/monitors/{id} 500", "PATCH /v1/monitors/{id} 500",
@@ -484,8 +485,30 @@ func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 		Sources: []kisa.Source{{URL: "https://nature.example/frogs", Title: "Frogs", Source: "nature.example", Icon: "https://nature.example/icon.png"}}},
 		Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotAfterLoad: "b.png", kisa.ShotAfterExpand: "c.png"}}
 	key := overview.CacheKey("cached frogs", "us", "en", true)
-	if err := testenv.Results(tb, rdb, testResultsPrefix).Store(context.Background(), key, res, time.Hour); err != nil {
+	results := testenv.Results(tb, rdb, testResultsPrefix)
+	if err := results.Store(context.Background(), key, res, time.Hour); err != nil {
 		tb.Fatal(err)
+	}
+	turn := kisa.AnswerTurn{Complete: true, Text: "Frogs are green.", Citations: []kisa.Citation{c},
+		Paragraphs: res.Overview.Paragraphs, Sources: res.Overview.Sources,
+		RelatedLinks: []kisa.Link{{URL: "https://guides.example/frogs", Title: "A guide to frogs", Source: "guides.example"}}}
+	follow := turn
+	follow.Query = "and toads?"
+	aim := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", AIMode: &kisa.AIModeResult{HasAnswer: true, AnswerTurn: turn,
+		Turns: []kisa.AnswerTurn{follow}}, Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotBeforeSubmit: "b.png", kisa.ShotResponse: "c.png"}}
+	web := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", Web: &kisa.WebResults{Organic: []kisa.OrganicResult{
+		{Position: 1, Title: "Why frogs are green", URL: "https://nature.example/frogs", Description: "Frogs are green."},
+		{Position: 2, Title: "Frogs", URL: "https://frogs.example/", Description: "All about frogs."}}}}
+	for _, r := range []struct {
+		req overview.Request
+		res kisa.Result
+	}{
+		{overview.Request{Surface: kisa.SurfaceAIMode, Query: "cached frogs", Country: "us", Language: "en", Screenshots: true, FollowUps: []string{"and toads?"}}, aim},
+		{overview.Request{Surface: kisa.SurfaceWeb, Query: "cached frogs", Country: "us", Language: "en"}, web},
+	} {
+		if err := results.Store(context.Background(), r.req.Key(), r.res, time.Hour); err != nil {
+			tb.Fatal(err)
+		}
 	}
 }
 
@@ -558,6 +581,8 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 			do(tb, f.limited, req("POST", ov, f.limitedKey, `{"query":"q"}`))
 		}})
 
+	out = append(out, f.surfaceExchanges(huge)...)
+
 	jobsP, batchesP := overviewPath+"/jobs", overviewPath+"/batches"
 	out = append(out, exchange{name: "async job from the cache", h: m, want: 202, contains: `"status":"done"`,
 		req: req("POST", ov, f.key, `{"query":"cached frogs","countryCode":"us","languageCode":"en","async":true}`)})
@@ -571,6 +596,10 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("jobs list bad limit", m, req("GET", jobsP+"?limit=0", f.key, ""), 422)
 	add("job unknown", m, req("GET", jobsP+"/"+unknown[len("/v1/integrations/"):], f.key, ""), 404)
 	add("batch unknown", m, req("GET", batchesP+"/nope", f.key, ""), 404)
+	out = append(out, exchange{name: "batch of every surface", h: m, want: 202, contains: `"counts":{"done":3,`,
+		req: req("POST", batchPath, f.key, `{"requests":[{"query":"cached frogs","countryCode":"us","languageCode":"en"},`+
+			`{"surface":"ai-mode","query":"cached frogs","countryCode":"us","languageCode":"en","followUps":["and toads?"]},`+
+			`{"surface":"web-search","query":"cached frogs","countryCode":"us","languageCode":"en","maxResults":1}]}`)})
 	add("batch not JSON", m, req("POST", batchPath, f.key, `{"requests":[`), 400)
 	add("batch too large", m, req("POST", batchPath, f.key, huge), 413)
 	add("batch invalid", m, req("POST", batchPath, f.key, `{"requests":[{"query":""}],"webhook":{"url":"ftp://x"}}`), 422)
@@ -637,4 +666,36 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	add("docs licence", m, req("GET", "/docs/assets/redoc-LICENSE.txt", "", ""), 200)
 	add("docs unknown file", m, req("GET", "/docs/assets/nothing.js", "", ""), 404)
 	return append(out, f.monitorExchanges(tb)...)
+}
+
+// surfaceExchanges are the exchanges of the AI Mode and web search
+// endpoints: answers from the cache (synchronous and as a job) and every
+// failure the overview's endpoint has.
+func (f *openapiFixture) surfaceExchanges(huge string) []exchange {
+	m := f.main.Server
+	var out []exchange
+	for _, s := range []struct{ path, cached, contains, invalid string }{
+		{aiModePath, `{"query":"cached frogs","countryCode":"us","languageCode":"en","followUps":["and toads?"]}`, `"beforeSubmit":"http`,
+			`{"query":"","followUps":[],"colour":1}`},
+		{webSearchPath, `{"query":"cached frogs","countryCode":"us","languageCode":"en","maxResults":1,"fields":["position","url"],"rawHtml":true}`,
+			`"organic":[{"position":1,"url":"https://nature.example/frogs"}],"rawHtml":"http`, `{"query":"q","maxResults":11,"screenshots":true}`},
+	} {
+		add := func(name string, h http.Handler, r *http.Request, want int, contains string) {
+			out = append(out, exchange{name: s.path + " " + name, h: h, req: r, want: want, contains: contains})
+		}
+		add("from the cache", m, req("POST", s.path, f.key, s.cached), 200, s.contains)
+		add("as a job from the cache", m, req("POST", s.path, f.key, strings.TrimSuffix(s.cached, "}")+`,"async":true}`), 202, `"status":"done"`)
+		add("not JSON", m, req("POST", s.path, f.key, `{"query":`), 400, "")
+		add("no header", m, req("POST", s.path, "", `{"query":"q"}`), 401, "")
+		add("no scope", m, req("POST", s.path, f.noScope, `{"query":"q"}`), 403, "")
+		add("too large", m, req("POST", s.path, f.key, huge), 413, "")
+		add("invalid", m, req("POST", s.path, f.key, s.invalid), 422, "")
+		add("Redis down", f.down, req("POST", s.path, f.key, `{"query":"q"}`), 503, "")
+		path := s.path
+		out = append(out, exchange{name: path + " rate limited", h: f.limited, want: 429,
+			req: req("POST", path, f.limitedKey, `{"query":"q"}`), before: func(tb testing.TB) {
+				do(tb, f.limited, req("POST", path, f.limitedKey, `{"query":"q"}`))
+			}})
+	}
+	return out
 }

@@ -11,16 +11,26 @@ import (
 	"github.com/kisa-dev/kisa/overview"
 )
 
-// overview answers POST /v1/networks/browser/ai-overview: it decodes and
-// validates the body, runs it through the overview service and encodes
-// the answer; with "async": true it submits a job instead (jobs.go). Failures are told through the table in errors.go.
-func (s *Server) overview(c *gin.Context) {
+// overview answers POST /v1/networks/browser/ai-overview (browse).
+func (s *Server) overview(c *gin.Context) { s.browse(c, kisa.SurfaceOverview) }
+
+// aiMode answers POST /v1/networks/browser/ai-mode (browse).
+func (s *Server) aiMode(c *gin.Context) { s.browse(c, kisa.SurfaceAIMode) }
+
+// webSearch answers POST /v1/networks/browser/web-search (browse).
+func (s *Server) webSearch(c *gin.Context) { s.browse(c, kisa.SurfaceWeb) }
+
+// browse answers a request of surface: it decodes and validates the body,
+// runs it through the overview service (which serves every surface) and
+// encodes the answer; with "async": true it submits a job instead
+// (jobs.go). Failures are told through the table in errors.go.
+func (s *Server) browse(c *gin.Context, surface kisa.Surface) {
 	body, err := io.ReadAll(c.Request.Body)
 	if err != nil {
 		s.writeError(c, readError(err))
 		return
 	}
-	b, err := parseOverviewBody(body, s.opts.Countries, s.checkWebhook(c.Request.Context()))
+	b, err := parseSurfaceBody(body, surface, s.opts.Countries, s.checkWebhook(c.Request.Context()))
 	if err != nil {
 		s.writeError(c, err)
 		return
@@ -48,7 +58,7 @@ func (s *Server) overview(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	s.metrics.cache.WithLabelValues(map[bool]string{true: "hit", false: "miss"}[data.IsCached]).Inc()
+	s.metrics.cache.WithLabelValues(string(surface), map[bool]string{true: "hit", false: "miss"}[data.IsCached]).Inc()
 	writeAnswer(c, data)
 }
 

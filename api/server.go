@@ -88,11 +88,16 @@ type Server struct {
 	openapiErr  error  // why it could not be made (a broken build)
 }
 
-// overviewPath is the route of AI overviews, which spend the AI budget.
-const overviewPath = "/v1/networks/browser/ai-overview"
+// The routes of the browser's surfaces, which spend the AI budget.
+const (
+	overviewPath  = "/v1/networks/browser/ai-overview"
+	aiModePath    = "/v1/networks/browser/ai-mode"
+	webSearchPath = "/v1/networks/browser/web-search"
+)
 
-// aiRoutes are the routes that spend a key's AI budget (Limits.AI).
-var aiRoutes = map[string]bool{overviewPath: true, batchPath: true, completionsPath: true}
+// aiRoutes are the routes that spend a key's AI budget (Limits.AI): every
+// surface costs a browser visit.
+var aiRoutes = map[string]bool{overviewPath: true, aiModePath: true, webSearchPath: true, batchPath: true, completionsPath: true}
 
 // DashboardPath is where the queue dashboard is served.
 const DashboardPath = "/admin/queues"
@@ -154,6 +159,8 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET("/secrets/:id", s.require(apikey.ScopeSecretsRead), s.getSecret)
 	run := s.require(apikey.ScopeOverviewRun)
 	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), run, s.overview)
+	v1.POST(strings.TrimPrefix(aiModePath, "/v1"), run, s.aiMode)
+	v1.POST(strings.TrimPrefix(webSearchPath, "/v1"), run, s.webSearch)
 	v1.GET("/networks/browser/countries", s.countries)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1"), run, s.listJobs)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1")+"/:id", run, s.getJob)

@@ -30,8 +30,8 @@ var organicFields = []string{"position", "title", "url", "description"}
 // The fields of a request of each surface besides async and webhook; a
 // batch item also has "surface".
 const (
-	allowedAIModeItem = "query, countryCode, languageCode, screenshots, rawHtml, fields, cache, followUps"
-	allowedWebItem    = "query, countryCode, languageCode, rawHtml, fields, cache, maxResults"
+	allowedAIModeItem = "query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, followUps"
+	allowedWebItem    = "query, countryCode, languageCode, device, location, rawHtml, fields, cache, maxResults"
 )
 
 // allowedFields returns the fields a request of surface may have: those

@@ -30,7 +30,7 @@ func TestParseSurfaceRequests(t *testing.T) {
 		}
 		return r
 	}
-	const allowedWeb = "unknown field; allowed: query, countryCode, languageCode, rawHtml, fields, cache, maxResults, async, webhook"
+	const allowedWeb = "unknown field; allowed: query, countryCode, languageCode, device, location, rawHtml, fields, cache, maxResults, async, webhook"
 	tests := []struct {
 		name    string
 		surface kisa.Surface
@@ -47,7 +47,7 @@ func TestParseSurfaceRequests(t *testing.T) {
 			wantErr: invalid(map[string]string{"followUps[0]": "must not be empty", "followUps[1]": "must be a string",
 				"followUps[2]": "must be at most 500 characters, got 501"})},
 		{name: "AI Mode unknown field", surface: kisa.SurfaceAIMode, body: `{"query":"coffee","maxResults":3}`,
-			wantErr: invalid(map[string]string{"maxResults": "unknown field; allowed: query, countryCode, languageCode, screenshots, rawHtml, fields, cache, followUps, async, webhook"})},
+			wantErr: invalid(map[string]string{"maxResults": "unknown field; allowed: query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, followUps, async, webhook"})},
 		{name: "web defaults", surface: kisa.SurfaceWeb, body: `{"query":"coffee"}`, want: web(nil)},
 		{name: "web fields and maxResults", surface: kisa.SurfaceWeb, body: `{"query":"coffee","maxResults":3,"fields":["url","position"],"cache":{"ttl":60}}`,
 			want: web(func(r *overview.Request) {

@@ -44,6 +44,11 @@ type OverviewPayload struct {
 	// identical requests): requests that join it record their cache
 	// wishes under it (storage.Results.Wish).
 	Run string `json:"run,omitempty"`
+	// Surface is the page to read; empty is the overview (tasks from
+	// before surfaces existed).
+	Surface kisa.Surface `json:"surface,omitempty"`
+	// FollowUps are the further prompts of an AI Mode visit.
+	FollowUps []string `json:"followUps,omitempty"`
 }
 
 // NewOverviewTask builds the task for p. Its task id is the cache key, so

@@ -20,12 +20,17 @@ const (
 	SurfaceOverview      = "overview"       // a synchronous AI overview
 	SurfaceOverviewAsync = "overview_async" // an AI overview submitted as a job
 	SurfaceBatch         = "batch"          // a batch of AI overview jobs
+	SurfaceAIMode        = "ai_mode"        // a synchronous AI Mode request
+	SurfaceAIModeAsync   = "ai_mode_async"  // an AI Mode request submitted as a job
+	SurfaceWeb           = "web_search"     // a synchronous web search
+	SurfaceWebAsync      = "web_search_async"
 	SurfaceCompletions   = "completions"
 	SurfaceRead          = "read" // everything else: resources, jobs, observations, usage
 )
 
 // browserSurfaces are the surfaces whose requests have a trace.
-var browserSurfaces = map[string]bool{SurfaceOverview: true, SurfaceOverviewAsync: true, SurfaceBatch: true}
+var browserSurfaces = map[string]bool{SurfaceOverview: true, SurfaceOverviewAsync: true, SurfaceBatch: true,
+	SurfaceAIMode: true, SurfaceAIModeAsync: true, SurfaceWeb: true, SurfaceWebAsync: true}
 
 // errBadCursor is the Invalid failure of a list cursor this service did
 // not make.

@@ -39,6 +39,11 @@ type RequestView struct {
 	RawHTML     bool          `json:"rawHtml"`
 	Fields      FieldsView    `json:"fields"`
 	Cache       CacheView     `json:"cache"`
+	// Surface, FollowUps and MaxResults are those of AI Mode and web
+	// search requests; absent for the overview.
+	Surface    kisa.Surface `json:"surface,omitempty"`
+	FollowUps  []string     `json:"followUps,omitempty"`
+	MaxResults int          `json:"maxResults,omitempty"`
 }
 
 // FieldsView is the `fields` selection; an absent list keeps every field.
@@ -47,6 +52,8 @@ type FieldsView struct {
 	Citations  []string       `json:"citations,omitempty"`
 	Paragraphs ParagraphsView `json:"paragraphs"`
 	RawHTML    bool           `json:"rawHtml"`
+	// Organic are a web search's fields of its organic results.
+	Organic []string `json:"organic,omitempty"`
 }
 
 // ParagraphsView is the paragraph part of FieldsView.
@@ -75,6 +82,9 @@ func (r Request) View() RequestView {
 		loc := r.Location
 		v.Location = &loc
 	}
+	if r.Surface.OrOverview() != kisa.SurfaceOverview {
+		v.Surface, v.FollowUps, v.MaxResults, v.Fields.Organic = r.Surface, r.FollowUps, r.MaxResults, r.Fields.Organic
+	}
 	return v
 }
 
@@ -87,6 +97,7 @@ func (v RequestView) Request() Request {
 	if v.Location != nil {
 		r.Location = *v.Location
 	}
+	r.Surface, r.FollowUps, r.MaxResults, r.Fields.Organic = v.Surface, v.FollowUps, v.MaxResults, v.Fields.Organic
 	return r
 }
 

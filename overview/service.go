@@ -202,7 +202,8 @@ func outcome(out jobs.Outcome) (kisa.Result, error) {
 // first, so a past failure does not block a new visit.
 func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined bool, err error) {
 	p := jobs.OverviewPayload{Key: key, Query: req.Query, CountryCode: req.Country,
-		LanguageCode: req.Language, Screenshots: req.Screenshots, Run: uuid.NewString()}
+		LanguageCode: req.Language, Screenshots: req.Screenshots, Run: uuid.NewString(),
+		Surface: req.Surface, FollowUps: req.FollowUps}
 	if req.Device == kisa.DeviceMobile {
 		p.Device = kisa.DeviceMobile
 	}
@@ -264,10 +265,10 @@ func (s *Service) wish(ctx context.Context, req Request, info *asynq.TaskInfo) {
 // shared for a minute, see storage.SharedURL) and the fields the request
 // selected.
 func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
-	results := Trim(res.Overview, req.Fields)
+	results := Results(req, res)
 	if req.Screenshots {
 		urls := map[string]string{}
-		for _, name := range kisa.ShotNames {
+		for _, name := range req.Surface.ShotNames() {
 			obj, ok := res.Screenshots[name]
 			if !ok {
 				return Answer{}, kisa.Fail(kisa.Internal, "", errors.New("result lacks screenshot "+name))

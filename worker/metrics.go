@@ -15,14 +15,15 @@ import (
 // metrics, beside the failures (kisa.Failure: blocked, timed_out,
 // unavailable, unrecognised, internal), which count under their own name.
 const (
-	OutcomeOK         = "ok"          // the page had an overview
-	OutcomeNoOverview = "no_overview" // the page had none
+	OutcomeOK         = "ok"          // the page had an overview (an answer, organic results)
+	OutcomeNoOverview = "no_overview" // the results page had no overview
+	OutcomeNoAnswer   = "no_answer"   // AI Mode gave no answer, or a results page no organic result
 )
 
 // TaskObserver is told how each attempt at an overview task ended and how
 // long it took; Metrics is the one a worker process uses.
 type TaskObserver interface {
-	TaskDone(outcome string, took time.Duration)
+	TaskDone(surface kisa.Surface, outcome string, took time.Duration)
 	// StepDone is told how long one step of an attempt took: a
 	// browser.Step* name or StepUpload.
 	StepDone(step string, took time.Duration)
@@ -45,10 +46,10 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 	m := &Metrics{
 		tasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_tasks_total",
-			Help: "Overview task attempts by outcome (ok, no_overview, or the failure: blocked, timed_out, unavailable, unrecognised, internal)."}, []string{"outcome"}),
+			Help: "Visit task attempts by surface (ai-overview, ai-mode, web-search) and outcome (ok, no_overview, no_answer, or the failure: blocked, timed_out, unavailable, unrecognised, internal)."}, []string{"surface", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_task_duration_seconds",
-			Help:    "Time one overview task attempt took, by outcome.",
-			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"outcome"}),
+			Help:    "Time one visit task attempt took, by surface and outcome.",
+			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"surface", "outcome"}),
 	}
 	m.steps = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_step_duration_seconds",
 		Help:    "Time each step of an overview visit took (navigate, consent, settle, expand, screenshots, upload).",
@@ -73,9 +74,9 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 }
 
 // TaskDone counts one attempt (TaskObserver).
-func (m *Metrics) TaskDone(outcome string, took time.Duration) {
-	m.tasks.WithLabelValues(outcome).Inc()
-	m.duration.WithLabelValues(outcome).Observe(took.Seconds())
+func (m *Metrics) TaskDone(surface kisa.Surface, outcome string, took time.Duration) {
+	m.tasks.WithLabelValues(string(surface.OrOverview()), outcome).Inc()
+	m.duration.WithLabelValues(string(surface.OrOverview()), outcome).Observe(took.Seconds())
 }
 
 // StepDone records how long one step took (TaskObserver).
@@ -92,10 +93,15 @@ func (m *Metrics) ProxyVisit(proxy, outcome string) {
 // carries (kisa.Failure's own word). An attempt cut short by the worker's
 // shutdown is unavailable: asynq hands the task back.
 func outcome(ctx context.Context, res kisa.Result, err error) string {
-	if err == nil {
-		if res.Overview.HasOverview {
-			return OutcomeOK
-		}
+	switch {
+	case err != nil:
+	case res.AIMode != nil:
+		return map[bool]string{true: OutcomeOK, false: OutcomeNoAnswer}[res.AIMode.HasAnswer]
+	case res.Web != nil:
+		return map[bool]string{true: OutcomeOK, false: OutcomeNoAnswer}[len(res.Web.Organic) > 0]
+	case res.Overview.HasOverview:
+		return OutcomeOK
+	default:
 		return OutcomeNoOverview
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -106,8 +112,8 @@ func outcome(ctx context.Context, res kisa.Result, err error) string {
 }
 
 // observe tells the observer how an attempt that began at start ended.
-func (h *Handler) observe(ctx context.Context, start time.Time, res kisa.Result, err error, steps map[string]time.Duration) {
-	h.observer.TaskDone(outcome(ctx, res, err), h.now().Sub(start))
+func (h *Handler) observe(ctx context.Context, surface kisa.Surface, start time.Time, res kisa.Result, err error, steps map[string]time.Duration) {
+	h.observer.TaskDone(surface, outcome(ctx, res, err), h.now().Sub(start))
 	for step, took := range steps {
 		h.observer.StepDone(step, took)
 	}

@@ -53,12 +53,12 @@ func TestJobMetrics(t *testing.T) {
 		e.process(t, q, false)
 	}
 	want := map[string]float64{
-		"kisa_worker_tasks_total{outcome=ok}":                          1,
-		"kisa_worker_tasks_total{outcome=no_overview}":                 1,
-		"kisa_worker_tasks_total{outcome=blocked}":                     1,
-		"kisa_worker_task_duration_seconds{outcome=ok}_count":          1,
-		"kisa_worker_task_duration_seconds{outcome=no_overview}_count": 1,
-		"kisa_worker_task_duration_seconds{outcome=blocked}_count":     1,
+		"kisa_worker_tasks_total{outcome=ok}{surface=ai-overview}":                          1,
+		"kisa_worker_tasks_total{outcome=no_overview}{surface=ai-overview}":                 1,
+		"kisa_worker_tasks_total{outcome=blocked}{surface=ai-overview}":                     1,
+		"kisa_worker_task_duration_seconds{outcome=ok}{surface=ai-overview}_count":          1,
+		"kisa_worker_task_duration_seconds{outcome=no_overview}{surface=ai-overview}_count": 1,
+		"kisa_worker_task_duration_seconds{outcome=blocked}{surface=ai-overview}_count":     1,
 		"kisa_browser_launches_total":                                  1,
 		// Steps are timed for visits that end with a page (not the CAPTCHA).
 		"kisa_worker_step_duration_seconds{step=navigate}_count":    2,
@@ -106,7 +106,7 @@ func TestStorageDownOutcome(t *testing.T) {
 	s3.Endpoint = "127.0.0.1:1"
 	e := newHandlerEnv(t, s3)
 	e.process(t, "why is the sky blue", true)
-	if got := series(t, e.reg)["kisa_worker_tasks_total{outcome=unavailable}"]; got != 1 {
+	if got := series(t, e.reg)["kisa_worker_tasks_total{outcome=unavailable}{surface=ai-overview}"]; got != 1 {
 		t.Errorf("unavailable jobs = %v, want 1:\n%v", got, series(t, e.reg))
 	}
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/kisa-dev/kisa/proxies"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/worker/browser"
-	"github.com/kisa-dev/kisa/worker/serp"
 )
 
 // Handler runs overview tasks.
@@ -116,7 +115,7 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	}
 	steps := map[string]time.Duration{}
 	res, err := h.visit(ctx, log, p, steps)
-	h.observe(ctx, start, res, err, steps)
+	h.observe(ctx, p.Surface, start, res, err, steps)
 	h.recordVisit(ctx, p, start, err, steps)
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
@@ -161,11 +160,12 @@ func (h *Handler) cache(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload, steps map[string]time.Duration) (kisa.Result, error) {
 	// The browser asks, before the tab closes, whether the page needs a
 	// full-page screenshot as evidence; the answer is the extraction.
-	var ov kisa.Overview
+	pg := pageOf(p.Surface)
+	res := kisa.Result{TakenAt: h.now().UTC()}
 	var xerr error
 	req := h.visitRequest(p)
 	req.FullPage = func(html string) bool {
-		ov, xerr = serp.Extract(html)
+		xerr = pg.read(html, &res)
 		return errors.Is(xerr, kisa.Unrecognised)
 	}
 	v, err := h.browse(ctx, p.CountryCode, req)
@@ -181,8 +181,7 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	if xerr != nil {
 		return kisa.Result{}, kisa.Fail(kisa.Internal, "", fmt.Errorf("extract: %w", xerr))
 	}
-	ov.Complete = ov.Complete && (v.Settled || !ov.HasOverview)
-	res := kisa.Result{Overview: ov, TakenAt: h.now().UTC()}
+	pg.settled(&res, v.Settled, p)
 	prefix := fmt.Sprintf("%s/%s/%s/", h.now().UTC().Format("2006-01-02"), p.Key, uuid.NewString())
 	// The page's HTML (gzipped, the slowest part) is stored while the
 	// screenshots go up.
@@ -190,7 +189,7 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 	var htmlErr error
 	wg.Go(func() { htmlErr = h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML) })
 	if p.Screenshots {
-		res.Screenshots, err = h.storeShots(ctx, prefix, v.Screenshots)
+		res.Screenshots, err = h.storeShots(ctx, prefix, p.Surface.ShotNames(), v.Screenshots)
 	}
 	wg.Wait()
 	if err != nil {
@@ -251,46 +250,43 @@ func redactQuery(raw string) string {
 	return u.String()
 }
 
-// pageURL is the search URL with the task's query, country, language and
-// location (uule; see geo.Location.Param).
+// pageURL is the page of the task's surface (worker/surfaces.go) with the
+// task's location (uule; see geo.Location.Param).
 func (h *Handler) pageURL(p jobs.OverviewPayload) string {
-	u := *h.searchURL
-	q := u.Query()
-	q.Set("q", p.Query)
-	q.Set("gl", p.CountryCode)
-	q.Set("hl", p.LanguageCode)
-	u.RawQuery = q.Encode()
+	raw := pageOf(p.Surface).url(h.searchURL, p)
 	if p.Location != nil && !p.Location.IsZero() {
-		u.RawQuery += "&" + p.Location.Param(h.now())
+		raw += "&" + p.Location.Param(h.now())
 	}
-	return u.String()
+	return raw
 }
 
-// visitRequest is the browser's request for the task's page: its device,
-// the language, the time zone of its place, and the location's
-// coordinates as the page's position.
+// visitRequest is the browser's request for the task's page: what the
+// surface does on it, its device, the language, the time zone of its
+// place, and the location's coordinates as the page's position.
 func (h *Handler) visitRequest(p jobs.OverviewPayload) browser.VisitRequest {
 	var loc geo.Location
 	if p.Location != nil {
 		loc = *p.Location
 	}
+	pg := pageOf(p.Surface)
 	return browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots, Language: p.LanguageCode,
-		Mobile: p.Device == kisa.DeviceMobile, TimeZone: geo.TimeZone(p.CountryCode, loc), Geolocation: loc.Point}
+		Mobile: p.Device == kisa.DeviceMobile, TimeZone: geo.TimeZone(p.CountryCode, loc), Geolocation: loc.Point,
+		Mode: pg.mode, Prompts: pg.prompts(p)}
 }
 
-// storeShots uploads the three PNGs under prefix, all at once, and
-// returns their object keys.
-func (h *Handler) storeShots(ctx context.Context, prefix string, shots map[string][]byte) (map[string]string, error) {
+// storeShots uploads the PNGs called names under prefix, all at once,
+// and returns their object keys.
+func (h *Handler) storeShots(ctx context.Context, prefix string, names []string, shots map[string][]byte) (map[string]string, error) {
 	out := map[string]string{}
-	for _, name := range kisa.ShotNames {
+	for _, name := range names {
 		if _, ok := shots[name]; !ok {
 			return nil, kisa.Fail(kisa.Internal, kisa.PartBrowser, fmt.Errorf("browser returned no %s screenshot", name))
 		}
 		out[name] = prefix + name + ".png"
 	}
-	errs := make([]error, len(kisa.ShotNames))
+	errs := make([]error, len(names))
 	var wg sync.WaitGroup
-	for i, name := range kisa.ShotNames {
+	for i, name := range names {
 		wg.Go(func() { errs[i] = h.shots.Put(ctx, out[name], shots[name]) })
 	}
 	wg.Wait()

@@ -175,7 +175,7 @@ func TestProcessTask(t *testing.T) {
 		if !errors.Is(err, asynq.SkipRetry) || out.Failure != kisa.Unrecognised || !strings.HasPrefix(out.Evidence, storage.EvidencePrefix) {
 			t.Fatalf("err %v, outcome %+v; want SkipRetry, unrecognised and evidence", err, out)
 		}
-		if got := series(t, e.reg)["kisa_worker_tasks_total{outcome=unrecognised}"]; got != 1 {
+		if got := series(t, e.reg)["kisa_worker_tasks_total{outcome=unrecognised}{surface=ai-overview}"]; got != 1 {
 			t.Errorf("unrecognised jobs = %v, want 1", got)
 		}
 		if page := e.download(t, out.Evidence+"page.html.gz"); !strings.Contains(page, "Nx7Q2") {
@@ -277,9 +277,9 @@ func TestPageURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := h.pageURL(jobs.OverviewPayload{Query: tt.query, CountryCode: "at", LanguageCode: "de"})
+			got := resultsURL(h.searchURL, jobs.OverviewPayload{Query: tt.query, CountryCode: "at", LanguageCode: "de"})
 			if got != tt.want {
-				t.Errorf("pageURL = %q, want %q", got, tt.want)
+				t.Errorf("resultsURL = %q, want %q", got, tt.want)
 			}
 			u, err := url.Parse(got)
 			if err != nil {

@@ -55,13 +55,13 @@ func (s *stack) checkOperations(t *testing.T) {
 		{name: "web metrics", url: s.base + "/metrics", want: []string{
 			`kisa_http_requests_total{method="POST",route="/v1/networks/browser/ai-overview",status="200"}`,
 			`kisa_http_request_duration_seconds_bucket{method="POST",route="/v1/networks/browser/ai-overview",le="+Inf"}`,
-			`kisa_overview_cache_requests_total{result="hit"}`, `kisa_overview_cache_requests_total{result="miss"}`,
+			`kisa_overview_cache_requests_total{result="hit",surface="ai-overview"}`, `kisa_overview_cache_requests_total{result="miss",surface="ai-overview"}`,
 			`kisa_ratelimit_decisions_total{budget="ai",decision="allowed"}`,
 			`kisa_ratelimit_decisions_total{budget="concurrent",decision="allowed"}`,
 			"go_goroutines ", "process_resident_memory_bytes ",
 		}, not: []string{"kisa_queue_tasks", "kisa_worker_tasks_total"}},
 		{name: "worker metrics", url: s.worker + "/metrics", want: []string{
-			`kisa_worker_tasks_total{outcome="ok"}`, `kisa_worker_task_duration_seconds_count{outcome="ok"}`,
+			`kisa_worker_tasks_total{outcome="ok",surface="ai-overview"}`, `kisa_worker_task_duration_seconds_count{outcome="ok",surface="ai-overview"}`,
 			`kisa_queue_tasks{queue="overview",state="pending"}`, `kisa_queue_up{queue="overview"} 1`,
 			"kisa_browser_launches_total 1", "kisa_browser_tabs 2", "kisa_browser_tabs_busy ",
 			"go_goroutines ", "process_resident_memory_bytes ",

@@ -23,7 +23,7 @@ func jobsDone(tb testing.TB, worker string) int {
 	}
 	n := 0
 	for _, line := range strings.Split(body, "\n") {
-		for _, outcome := range []string{`kisa_worker_tasks_total{outcome="ok"} `, `kisa_worker_tasks_total{outcome="no_overview"} `} {
+		for _, outcome := range []string{`kisa_worker_tasks_total{outcome="ok",surface="ai-overview"} `, `kisa_worker_tasks_total{outcome="no_overview",surface="ai-overview"} `} {
 			if v, ok := strings.CutPrefix(line, outcome); ok {
 				f, _ := strconv.ParseFloat(v, 64)
 				n += int(f)

@@ -22,6 +22,9 @@ const (
 	// AIModeStreaming matches an answer subtree while it is still
 	// streaming: the page marks it busy until the answer is whole.
 	AIModeStreaming = `[aria-busy="true"]`
+	// AIModeUDM is the value of the results page's udm parameter that
+	// opens AI Mode.
+	AIModeUDM = "50"
 	// SearchPath is the path of the search engine's results page.
 	SearchPath = `/search`
 	// AIModeFollowUp is the box for a follow-up prompt below the answers.
