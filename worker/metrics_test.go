@@ -59,7 +59,7 @@ func TestJobMetrics(t *testing.T) {
 		"kisa_worker_task_duration_seconds{outcome=ok}{surface=ai-overview}_count":          1,
 		"kisa_worker_task_duration_seconds{outcome=no_overview}{surface=ai-overview}_count": 1,
 		"kisa_worker_task_duration_seconds{outcome=blocked}{surface=ai-overview}_count":     1,
-		"kisa_browser_launches_total":                                  1,
+		"kisa_browser_launches_total":                                                       1,
 		// Steps are timed for visits that end with a page (not the CAPTCHA).
 		"kisa_worker_step_duration_seconds{step=navigate}_count":    2,
 		"kisa_worker_step_duration_seconds{step=settle}_count":      2,
