@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -176,10 +177,19 @@ func (g *guard) popups(ev any) {
 	}
 }
 
+// unneeded are the kinds of request a visit's result does not need: web
+// fonts (the text renders in a local font) and audio or video. They are
+// not fetched, from any host, and not counted as blocked.
+var unneeded = []network.ResourceType{network.ResourceTypeFont, network.ResourceTypeMedia}
+
 // paused lets a request through or stops it. A refused top-level
 // navigation is aborted, which leaves the page as it was (no error page);
-// other requests fail as blocked by the client.
+// other requests fail as blocked by the client, as do the unneeded ones.
 func (g *guard) paused(ev *fetch.EventRequestPaused) {
+	if slices.Contains(unneeded, ev.ResourceType) {
+		_ = fetch.FailRequest(ev.RequestID, network.ErrorReasonBlockedByClient).Do(g.exec)
+		return
+	}
 	nav := ev.ResourceType == network.ResourceTypeDocument && ev.FrameID == g.mainID
 	ok := g.pol.request(ev.Request.URL)
 	if nav {

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -97,5 +98,40 @@ func TestPolicy(t *testing.T) {
 	local := newPolicy("http://127.0.0.1:8081/search", nil)
 	if !local.navigation("http://127.0.0.1:9/search") || !local.request("http://127.0.0.1:9/x.png") || local.request("http://127.0.0.2/x.png") {
 		t.Error("a loopback search host: want it (and only it) reachable")
+	}
+}
+
+// TestUnneededNotFetched checks that a page's web fonts and media are not
+// fetched, while its images are, and that they do not count as blocked.
+func TestUnneededNotFetched(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]bool{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><style>@font-face { font-family: F; src: url(/font.woff2); } p { font-family: F; }</style>
+<div id="search"><p>text</p><img src="/image.png"><video src="/video.mp4" autoplay muted></video></div>`)
+	})
+	for _, path := range []string{"/font.woff2", "/image.png", "/video.mp4"} {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked[path] = true
+			w.WriteHeader(http.StatusNotFound)
+		})
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	if _, err := p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/page?q=x"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := map[string]bool{"/image.png": true}; !cmp.Equal(asked, want) {
+		t.Errorf("the server was asked for %v, want only the image", asked)
+	}
+	if n := p.Blocked(); n != 0 {
+		t.Errorf("%d requests counted as blocked, want 0", n)
 	}
 }
