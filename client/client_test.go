@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -180,5 +181,20 @@ func TestCompleteStream(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{`{"n":1}`, `{"n":2}`, "[DONE]"}, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestBatchItems checks that batch items carry their surface, and the
+// overview's none.
+func TestBatchItems(t *testing.T) {
+	items := []client.BatchItem{client.OverviewItem(client.OverviewRequest{Query: "a"}), client.AIModeItem(client.AIModeRequest{Query: "b", FollowUps: []string{"c"}}),
+		client.WebSearchItem(client.WebSearchRequest{Query: "d", MaxResults: 2})}
+	b, err := json.Marshal(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"query":"a"},{"followUps":["c"],"query":"b","surface":"ai-mode"},{"maxResults":2,"query":"d","surface":"web-search"}]`
+	if string(b) != want {
+		t.Errorf("items = %s, want %s", b, want)
 	}
 }

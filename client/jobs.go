@@ -28,13 +28,32 @@ type Job struct {
 	CreatedAt  time.Time       `json:"createdAt"`
 	StartedAt  *time.Time      `json:"startedAt"`
 	FinishedAt *time.Time      `json:"finishedAt"`
-	// Result is what the synchronous call answers, once done.
+	// Result is what the synchronous call answers, once done, for an
+	// overview; AIModeResult and WebSearchResult decode the others'.
 	Result             *OverviewResponse `json:"result,omitempty"`
 	ScreenshotsExpired bool              `json:"screenshotsExpired,omitempty"`
 	// Error says why it failed; Retryable whether submitting again may help.
 	Error     string           `json:"error,omitempty"`
 	Retryable *bool            `json:"retryable,omitempty"`
 	Webhook   *WebhookDelivery `json:"webhook,omitempty"`
+
+	rawResult json.RawMessage // the result as it came (surfaces.go)
+}
+
+// UnmarshalJSON decodes a job and keeps its result as it came.
+func (j *Job) UnmarshalJSON(b []byte) error {
+	type plain Job
+	var raw struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(b, (*plain)(j)); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	j.rawResult = raw.Result
+	return nil
 }
 
 // Final reports whether the job has ended (done or failed).

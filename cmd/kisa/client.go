@@ -58,7 +58,7 @@ func clientCommands() []clientCommand {
 		{"batch get", "<id>", "show one batch of async overview jobs", withID(overviewBatches + "/")},
 		{"observations", "", "list the account's requests with their traces, newest first", defineObservations},
 		{"usage", "", "show the account's use per day and key (billable: billableResults)", defineUsage},
-	}, monitorCommands()...)
+	}, append(surfaceCommands(), monitorCommands()...)...)
 }
 
 // runClient dispatches `kisa client ...`: each command calls the API at

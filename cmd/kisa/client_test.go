@@ -58,6 +58,11 @@ func TestClientCommand(t *testing.T) {
 			wantErr: "kisa: 404 ", wantStderr: `"status": 404`},
 		{name: "no key", args: []string{"knowledgebase", "--url", srv.URL}, wantErr: "client: KISA_API_KEY: must be set to an API key"},
 		{name: "bad fields flag", args: []string{"overview", "q", "--fields", "{"}, wantErr: "client overview: --fields: unexpected end of JSON input"},
+		{name: "AI Mode follow-ups checked", args: []string{"ai-mode", "q", "--follow-up", "a", "--follow-up", "b", "--follow-up", "c", "--follow-up", "d"},
+			wantErr: "kisa: 422 validation failed (followUps: must hold 1 to 3 prompts, got 4) [request ", wantStderr: `"errors": {`},
+		{name: "web search fields checked", args: []string{"web-search", "q", "--max-results", "11", "--fields", "url, snippet"},
+			wantErr:    `kisa: 422 validation failed (fields[1]: unknown field "snippet"; allowed: position, title, url, description; maxResults: must be a whole number from 1 to 10) [request `,
+			wantStderr: `"errors": {`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
