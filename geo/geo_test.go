@@ -210,6 +210,19 @@ func TestTimeZone(t *testing.T) {
 		{"us", geo.Location{Point: &geo.Point{Latitude: 41.8781, Longitude: -87.6298}}, "America/Chicago"},
 		{"us", geo.Location{Point: &geo.Point{Latitude: 21.3069, Longitude: -157.8583}}, "Pacific/Honolulu"},
 		{"au", geo.Location{}, "Australia/Sydney"},
+		{"au", geo.Location{Name: "Perth,Western Australia,Australia"}, "Australia/Perth"},
+		{"au", geo.Location{Point: &geo.Point{Latitude: -27.4698, Longitude: 153.0251}}, "Australia/Brisbane"},
+		{"au", geo.Location{Point: &geo.Point{Latitude: -34.9285, Longitude: 138.6007}}, "Australia/Adelaide"},
+		{"au", geo.Location{Point: &geo.Point{Latitude: -12.4634, Longitude: 130.8456}}, "Australia/Darwin"},
+		{"au", geo.Location{Point: &geo.Point{Latitude: -37.8136, Longitude: 144.9631}}, "Australia/Sydney"},
+		{"ca", geo.Location{}, "America/Toronto"},
+		{"ca", geo.Location{Name: "Calgary,Alberta,Canada"}, "America/Edmonton"},
+		{"ca", geo.Location{Point: &geo.Point{Latitude: 49.2827, Longitude: -123.1207}}, "America/Vancouver"},
+		{"ca", geo.Location{Point: &geo.Point{Latitude: 50.4452, Longitude: -104.6189}}, "America/Regina"},
+		{"ca", geo.Location{Point: &geo.Point{Latitude: 49.8951, Longitude: -97.1384}}, "America/Winnipeg"},
+		{"ca", geo.Location{Point: &geo.Point{Latitude: 45.5019, Longitude: -73.5674}}, "America/Toronto"},
+		{"ca", geo.Location{Point: &geo.Point{Latitude: 44.6488, Longitude: -63.5752}}, "America/Halifax"},
+		{"ca", geo.Location{Point: &geo.Point{Latitude: 47.5615, Longitude: -52.7126}}, "America/St_Johns"},
 		{"zz", geo.Location{}, "UTC"},
 	}
 	for _, tt := range tests {
@@ -222,9 +235,9 @@ func TestTimeZone(t *testing.T) {
 // TestZonesLoad: every zone the package hands out is one Go's (and so
 // the browser's) time zone database knows.
 func TestZonesLoad(t *testing.T) {
-	for _, code := range []string{"de", "jp", "us", "au", "br", "ru", "ua", "ca", "in", "cn", "gb", "at", "ch"} {
-		if _, err := time.LoadLocation(geo.TimeZone(code, geo.Location{})); err != nil {
-			t.Errorf("%s: %v", code, err)
+	for _, z := range geo.Zones() {
+		if _, err := time.LoadLocation(z); err != nil {
+			t.Errorf("%s: %v", z, err)
 		}
 	}
 }

@@ -352,3 +352,48 @@ func TestGeolocationOnlyForSearchOrigin(t *testing.T) {
 		t.Errorf("another origin's geolocation permission is %q, want not granted", got)
 	}
 }
+
+// TestChromiumKnowsEveryZone: Chromium knows every time zone package geo
+// can hand out (of every country, and the regions it tells apart) as Go's
+// time zone database does: a page's offsets from UTC in January and July
+// are the zone's.
+func TestChromiumKnowsEveryZone(t *testing.T) {
+	zones := map[string]bool{}
+	for a := 'a'; a <= 'z'; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			zones[geo.TimeZone(string([]rune{a, b}), geo.Location{})] = true
+		}
+	}
+	for _, country := range []string{"us", "ca", "au"} {
+		for lat := -45.0; lat <= 72; lat += 1.5 {
+			for lng := -180.0; lng <= 180; lng += 1.5 {
+				zones[geo.TimeZone(country, geo.Location{Point: &geo.Point{Latitude: lat, Longitude: lng}})] = true
+			}
+		}
+	}
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	ctx, cancel := chromedp.NewContext(current(t, p).ctx)
+	defer cancel()
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	jan, jul := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC)
+	for zone := range zones {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Errorf("Go does not know %q: %v", zone, err)
+			continue
+		}
+		var got []int
+		err = chromedp.Run(ctx, emulation.SetTimezoneOverride(zone), chromedp.Evaluate(
+			`[new Date(Date.UTC(2026, 0, 15, 12)).getTimezoneOffset(), new Date(Date.UTC(2026, 6, 15, 12)).getTimezoneOffset()]`, &got))
+		_, offJan := jan.In(loc).Zone()
+		_, offJul := jul.In(loc).Zone()
+		if want := []int{-offJan / 60, -offJul / 60}; err != nil || !cmp.Equal(got, want) {
+			t.Errorf("Chromium in %q: offsets %v, %v; want %v", zone, got, err, want)
+		}
+	}
+	if len(zones) < 100 {
+		t.Errorf("only %d zones tried", len(zones))
+	}
+}
