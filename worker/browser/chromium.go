@@ -168,7 +168,13 @@ func (p *Pool) allocatorOptions(dir string) []chromedp.ExecAllocatorOption {
 	opts = append(opts, chromedp.Flag("password-store", "basic"),
 		// The browser's own calls home (form autofill, hints, translation)
 		// would leave through a visit's proxy, outside the tab's guard.
-		chromedp.Flag("disable-features", "AutofillServerCommunication,OptimizationHints,Translate,MediaRouter,RenderDocument"),
+		// A reused tab keeps its renderer process from visit to visit:
+		// without the back-forward cache, the browsing-instance swap on
+		// browser-initiated navigations and the spare renderer, Chromium
+		// starts no new process for the next visit of the same site (most
+		// of a visit's CPU was starting and ending renderers).
+		chromedp.Flag("disable-features", "AutofillServerCommunication,OptimizationHints,Translate,MediaRouter,RenderDocument,"+
+			"BackForwardCache,ProactivelySwapBrowsingInstance,SpareRendererForSitePerProcess"),
 		chromedp.Flag("disable-blink-features", "AutomationControlled"))
 	if p.cfg.HostResolverRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", p.cfg.HostResolverRules))
