@@ -175,6 +175,8 @@ func TestCheck(t *testing.T) {
 		{"name any case", geo.Location{Name: "Osaka,Osaka,japan"}, "jp", false},
 		{"name elsewhere", geo.Location{Name: "Munich,Bavaria,Germany"}, "at", true},
 		{"bare country", geo.Location{Name: "United States"}, "us", false},
+		{"renamed country", geo.Location{Name: "Istanbul,Istanbul,Turkiye"}, "tr", false},
+		{"former name", geo.Location{Name: "Istanbul,Istanbul,Turkey"}, "tr", false},
 		{"point in country", geo.Location{Point: &geo.Point{Latitude: 48.137, Longitude: 11.575}}, "de", false},
 		{"point elsewhere", geo.Location{Point: &geo.Point{Latitude: 48.137, Longitude: 11.575}}, "jp", true},
 		{"point in Hawaii", geo.Location{Point: &geo.Point{Latitude: 21.3069, Longitude: -157.8583}}, "us", false},
