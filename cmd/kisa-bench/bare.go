@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
@@ -19,9 +20,11 @@ import (
 
 // runBare serves the baselines of the reads and cache-hit figures: plain
 // net/http handlers with the same driver, pool and query as kisa, and
-// nothing else (no auth, no limiter, no logs).
+// nothing else (no auth, no logs); the read makes the same rate-limiter
+// call as kisa's (redis_rate's GCRA script, one Redis round trip), which
+// is part of the floor of any limited read.
 //
-//	GET /read?account=A&id=I  one integration, the query of GET /v1/integrations/{id}
+//	GET /read?account=A&id=I  the limiter's call for the account, then one integration, the query of GET /v1/integrations/{id}
 //	GET /cache?key=K          one Redis GET, the bytes written as they are
 func runBare(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bare", flag.ContinueOnError)
@@ -41,7 +44,7 @@ func runBare(ctx context.Context, args []string, getenv func(string) string, std
 	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /read", bareRead(db))
+	mux.HandleFunc("GET /read", bareRead(db, redis_rate.NewLimiter(rdb)))
 	mux.HandleFunc("GET /cache", bareCache(rdb))
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -56,12 +59,17 @@ func runBare(ctx context.Context, args []string, getenv func(string) string, std
 	return nil
 }
 
-func bareRead(db *storage.DB) http.HandlerFunc {
+func bareRead(db *storage.DB, limiter *redis_rate.Limiter) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		account, err1 := uuid.Parse(r.URL.Query().Get("account"))
 		id, err2 := uuid.Parse(r.URL.Query().Get("id"))
 		if err1 != nil || err2 != nil {
 			http.Error(w, "bad ids", http.StatusBadRequest)
+			return
+		}
+		res, err := limiter.Allow(r.Context(), "kisa-bench:bare:"+account.String(), redis_rate.PerMinute(1_000_000_000))
+		if err != nil || res.Allowed == 0 {
+			http.Error(w, fmt.Sprint("limited: ", err), http.StatusTooManyRequests)
 			return
 		}
 		in, err := db.Integration(r.Context(), account, id)
