@@ -75,6 +75,9 @@ func (s *suite) tabs() error {
 	s.res.add(row{Figure: "memory per extra tab, as PSS",
 		Kisa:     fmt.Sprintf("%.0f MB (peak PSS %s at 1 tab, %s at %d)", perTab, mb(first.PeakPSSMB), mb(four.PeakPSSMB), four.Tabs),
 		Baseline: "-", Ratio: "-", Target: "<= 60 MB", Met: yes(perTab <= 60)})
+	if s.only != nil && !s.only["fresh"] {
+		return nil // BENCH_ONLY names tabs without fresh
+	}
 	return s.fresh(1000/pts[0].JobsPerS, 1000/pts[2].JobsPerS)
 }
 
