@@ -128,7 +128,7 @@ var Vars = []Var{
 	{"KISA_SECRETS_KEY", "", "Required by `web`, `worker` and `admin`: 32 random bytes, base64, that encrypt secret values and webhook signing secrets (AES-256-GCM)."},
 	{"KISA_DOCS_URL", "https://docs.kisa.dev", "Base of the `docs` links in error bodies."},
 	{"KISA_KEY_CACHE_TTL", "30s", "How long a verified API key is reused without asking PostgreSQL; a revoked key stops working within this bound."},
-	{"KISA_LIMIT_AI", "60", "AI requests (the overview and completions endpoints) each API key may make per minute, counted in Redis across all web processes (0: no limit); `kisa admin account set-limits` overrides it per account."},
+	{"KISA_LIMIT_AI", "60", "AI requests (the AI overview, AI Mode, web search, batch and completions endpoints: each costs a browser visit or a model call) each API key may make per minute, counted in Redis across all web processes (0: no limit); `kisa admin account set-limits` overrides it per account."},
 	{"KISA_LIMIT_OTHER", "450", "Every other request each API key may make per minute, counted like KISA_LIMIT_AI (0: no limit)."},
 	{"KISA_LIMIT_CONCURRENT", "10", "AI overview requests of one API key waiting for a browser visit at once, across all web processes (0: no limit); more are answered 429. Cache hits take no slot."},
 	{"KISA_ADMIN_TOKEN", "", "Token that opens `/metrics` and the `/admin/queues` dashboard (bearer, or HTTP basic with any user name); empty: those routes do not exist."},
