@@ -30,21 +30,8 @@ type Principal struct {
 	// browser requests in its observations.
 	StoreQueries bool
 
-	rateKeys map[string]string // budget: its limiter key, named once per key load
+	limitKeys storage.LimitKeys // its budgets' Redis keys, named once per key load
 }
-
-// budgets are the limiter's budgets, each with a Redis key per API key.
-var budgets = []string{budgetAI, budgetOther, budgetConcurrent}
-
-// rateKey is the limiter's Redis key for p's budget.
-func (p *Principal) rateKey(budget string) string {
-	if k, ok := p.rateKeys[budget]; ok {
-		return k
-	}
-	return rateKeyOf(budget, p.KeyID)
-}
-
-func rateKeyOf(budget string, key uuid.UUID) string { return "kisa:" + budget + ":" + key.String() }
 
 // requestState is what the middleware learns about a request: its id,
 // and once authenticate has run, its caller. requestIDs puts one into the
@@ -183,10 +170,7 @@ type authKey struct {
 
 func newAuthKey(key storage.APIKey) *authKey {
 	p := &Principal{AccountID: key.AccountID, KeyID: key.ID, Scopes: key.Scopes(),
-		LimitAI: key.AI, LimitOther: key.Other, StoreQueries: key.StoreQueries, rateKeys: make(map[string]string, len(budgets))}
-	for _, b := range budgets {
-		p.rateKeys[b] = rateKeyOf(b, key.ID)
-	}
+		LimitAI: key.AI, LimitOther: key.Other, StoreQueries: key.StoreQueries, limitKeys: storage.LimitKeysOf(key.ID)}
 	return &authKey{key: key, principal: p}
 }
 

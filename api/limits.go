@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"log/slog"
 	"math"
@@ -11,32 +10,24 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/overview"
+	"github.com/kisa-dev/kisa/storage"
 )
 
 // Limits are the per-key request limits (spec sections 7 and 8). They are
-// kept in Redis, so that they hold across any number of web processes.
+// kept in Redis (storage.Limiter), so that they hold across any number of
+// web processes.
 type Limits struct {
-	Redis      LimitStore // nil: no limits
-	AI         int        // AI requests (overviews, completions) per minute and key; 0: no limit
-	Other      int        // every other request per minute and key; 0: no limit
-	Concurrent int        // overview requests of one key waiting at once; 0: no limit
+	Redis      storage.LimitStore // nil: no limits
+	AI         int                // AI requests (overviews, completions) per minute and key; 0: no limit
+	Other      int                // every other request per minute and key; 0: no limit
+	Concurrent int                // overview requests of one key waiting at once; 0: no limit
 	// Hold is the longest a request keeps its concurrency slot: the slot
 	// of a process that died frees itself after it.
 	Hold time.Duration
-}
-
-// LimitStore is the part of a Redis client the limits use: scripts, and
-// deleting and removing entries. A *redis.Client is one; so is its
-// AutoPipeliner, which shares round trips among concurrent requests.
-type LimitStore interface {
-	redis.Scripter
-	Del(ctx context.Context, keys ...string) *redis.IntCmd
-	ZRem(ctx context.Context, key string, members ...any) *redis.IntCmd
 }
 
 // Budgets, as named in the metrics and Redis keys.
@@ -54,8 +45,7 @@ const limiterRetry = 5 * time.Second
 // requests pass, and the failure is logged at most once a minute.
 type limiter struct {
 	cfg     Limits
-	gcra    *redis_rate.Limiter
-	conc    *redis.Script
+	store   *storage.Limiter
 	log     *slog.Logger
 	metrics *metrics
 	now     func() time.Time
@@ -94,24 +84,21 @@ func (l *limiter) deadline() context.Context {
 	return ctx
 }
 
-//go:embed concurrency.lua
-var concurrencyScript string
-
 func newLimiter(cfg Limits, log *slog.Logger, m *metrics, now func() time.Time) *limiter {
 	if cfg.Redis == nil {
 		return nil
 	}
-	return &limiter{cfg: cfg, gcra: redis_rate.NewLimiter(cfg.Redis), conc: redis.NewScript(concurrencyScript),
-		log: log, metrics: m, now: now}
+	return &limiter{cfg: cfg, store: storage.NewLimiter(cfg.Redis), log: log, metrics: m, now: now}
 }
 
 // budget returns the per-minute budget that applies to a request of p:
-// the account's override, else the configured default.
-func (l *limiter) budget(p *Principal, ai bool) (string, int) {
+// its name, its Redis key and the account's override, else the
+// configured default.
+func (l *limiter) budget(p *Principal, ai bool) (name, key string, perMinute int) {
 	if ai {
-		return budgetAI, valueOr(p.LimitAI, l.cfg.AI)
+		return budgetAI, p.limitKeys.AI, valueOr(p.LimitAI, l.cfg.AI)
 	}
-	return budgetOther, valueOr(p.LimitOther, l.cfg.Other)
+	return budgetOther, p.limitKeys.Other, valueOr(p.LimitOther, l.cfg.Other)
 }
 
 func valueOr(p *int, def int) int {
@@ -147,8 +134,7 @@ func (s *Server) limitRate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	p := mustPrincipal(c)
-	budget, limit := l.budget(p, aiRoutes[c.FullPath()])
+	budget, key, limit := l.budget(mustPrincipal(c), aiRoutes[c.FullPath()])
 	if limit <= 0 {
 		c.Next()
 		return
@@ -158,7 +144,7 @@ func (s *Server) limitRate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	res, err := l.gcra.Allow(l.deadline(), p.rateKey(budget), redis_rate.PerMinute(limit))
+	res, err := l.store.Spend(l.deadline(), key, limit, 1)
 	if err != nil {
 		l.failed(c.Request.Context(), budget, err)
 		c.Next()
@@ -183,7 +169,7 @@ func (s *Server) limitRate(c *gin.Context) {
 // written as net/http spells them on the wire (RateLimit-Limit becomes
 // Ratelimit-Limit either way), so that they are not re-cased on every
 // request, and the three values share one backing array.
-func setRateHeaders(c *gin.Context, limit int, res *redis_rate.Result) {
+func setRateHeaders(c *gin.Context, limit int, res storage.Rate) {
 	v := []string{strconv.Itoa(limit), strconv.Itoa(max(0, res.Remaining)),
 		strconv.Itoa(max(0, int(math.Ceil(res.ResetAfter.Seconds()))))}
 	h := c.Writer.Header()
@@ -203,37 +189,43 @@ func plural(n int, one, many string) string {
 // many overview requests of its key waiting.
 const concurrentRetry = 5
 
-// holdSlot takes one of the key's Concurrent slots for an overview
-// request that is about to wait for a browser visit (a cache hit waits
-// for nothing and takes none). The slots are a Redis sorted set of
-// request ids scored by their expiry times. Over the limit it answers 429
-// and returns false; otherwise the caller calls release when done.
-func (s *Server) holdSlot(c *gin.Context) (release func(), ok bool) {
+// slot is the caller's concurrency limit for the overview use case, which
+// takes one of the key's Concurrent slots only when the request is about
+// to wait for a browser visit (a cache hit waits for nothing and takes
+// none). The slots are a Redis sorted set of request ids scored by their
+// expiry times. Over the limit, taking one fails with kisa.Limited (429
+// with Retry-After); when Redis does not answer the request passes. nil
+// when there is no limit.
+func (s *Server) slot(c *gin.Context) overview.Slot {
 	l := s.limiter
-	if l == nil || l.cfg.Concurrent <= 0 || l.down() {
-		return func() {}, true
+	if l == nil || l.cfg.Concurrent <= 0 {
+		return nil
 	}
-	set := mustPrincipal(c).rateKey(budgetConcurrent)
-	slot := uuid.NewString()
-	got, err := l.conc.Run(l.deadline(), l.cfg.Redis, []string{set}, slot, l.cfg.Concurrent, l.cfg.Hold.Milliseconds()).Int()
-	switch {
-	case err != nil:
-		l.failed(c.Request.Context(), budgetConcurrent, err)
-		return func() {}, true
-	case got == 0:
-		l.metrics.limiter.WithLabelValues(budgetConcurrent, "limited").Inc()
-		s.writeError(c, &kisa.Error{Failure: kisa.Limited, RetryAfter: concurrentRetry * time.Second, Message: fmt.Sprintf(
-			"too many AI overview requests of this API key are waiting at once (at most %d); retry in %d seconds",
-			l.cfg.Concurrent, concurrentRetry)})
-		return nil, false
+	set := mustPrincipal(c).limitKeys.Concurrent
+	return func(ctx context.Context) (release func(), err error) {
+		if l.down() {
+			return func() {}, nil
+		}
+		slot := uuid.NewString()
+		ok, err := l.store.TakeSlot(l.deadline(), set, slot, l.cfg.Concurrent, l.cfg.Hold)
+		switch {
+		case err != nil:
+			l.failed(ctx, budgetConcurrent, err)
+			return func() {}, nil
+		case !ok:
+			l.metrics.limiter.WithLabelValues(budgetConcurrent, "limited").Inc()
+			return nil, &kisa.Error{Failure: kisa.Limited, RetryAfter: concurrentRetry * time.Second, Message: fmt.Sprintf(
+				"too many AI overview requests of this API key are waiting at once (at most %d); retry in %d seconds",
+				l.cfg.Concurrent, concurrentRetry)}
+		}
+		l.metrics.limiter.WithLabelValues(budgetConcurrent, "allowed").Inc()
+		return func() { l.release(ctx, set, slot) }, nil
 	}
-	l.metrics.limiter.WithLabelValues(budgetConcurrent, "allowed").Inc()
-	return func() { l.release(c.Request.Context(), set, slot) }, true
 }
 
 // release frees a concurrency slot, even when the request was cancelled.
 func (l *limiter) release(ctx context.Context, set, slot string) {
-	if err := l.cfg.Redis.ZRem(l.deadline(), set, slot).Err(); err != nil {
+	if err := l.store.ReleaseSlot(l.deadline(), set, slot); err != nil {
 		l.log.WarnContext(ctx, "free concurrency slot (it expires by itself)", "error", err)
 	}
 }
@@ -243,7 +235,7 @@ func (s *Server) aiLimit(c *gin.Context) int {
 	if s.limiter == nil {
 		return 0
 	}
-	_, limit := s.limiter.budget(mustPrincipal(c), true)
+	_, _, limit := s.limiter.budget(mustPrincipal(c), true)
 	return max(0, limit)
 }
 
@@ -258,7 +250,7 @@ func (s *Server) spendAI(c *gin.Context, n int) bool {
 	if l == nil || n <= 0 || limit <= 0 || l.down() {
 		return true
 	}
-	res, err := l.gcra.AllowN(l.deadline(), mustPrincipal(c).rateKey(budgetAI), redis_rate.PerMinute(limit), n)
+	res, err := l.store.Spend(l.deadline(), mustPrincipal(c).limitKeys.AI, limit, n)
 	if err != nil {
 		l.failed(c.Request.Context(), budgetAI, err)
 		return true

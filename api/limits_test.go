@@ -231,7 +231,7 @@ func TestLimitConcurrent(t *testing.T) {
 	servers := []*testServer{newServer(), newServer()}
 	acc := newAccount(t, servers[0].db, true)
 	key, keyID := newKey(t, servers[0].db, acc, apikey.ScopeOverviewRun)
-	slots := func() int64 { return rdb.ZCard(context.Background(), "kisa:concurrent:"+keyID.String()).Val() }
+	slots := func() int64 { return rdb.ZCard(context.Background(), storage.LimitKeysOf(keyID).Concurrent).Val() }
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

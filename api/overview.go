@@ -44,16 +44,7 @@ func (s *Server) browse(c *gin.Context, surface kisa.Surface) {
 		s.writeError(c, kisa.Fail(kisa.Unavailable, kisa.PartService, nil))
 		return
 	}
-	data, ok, err := s.opts.Overviews.Cached(c.Request.Context(), req)
-	if err == nil && !ok {
-		// Only a request that waits for a visit holds a concurrency slot.
-		release, allowed := s.holdSlot(c)
-		if !allowed {
-			return
-		}
-		defer release()
-		data, err = s.opts.Overviews.Run(c.Request.Context(), req)
-	}
+	data, err := s.opts.Overviews.Run(c.Request.Context(), req, s.slot(c))
 	if err != nil {
 		s.writeError(c, err)
 		return

@@ -68,15 +68,30 @@ type Answer struct {
 	Results        json.RawMessage `json:"results"` // encoded, see Trim
 }
 
-// Run answers req from the cache, or from a (possibly shared) job. Its
-// errors carry a kisa.Failure: Unavailable for the cache, the queue or
+// Slot is a caller's limit on its requests that wait for a visit at once
+// (KISA_LIMIT_CONCURRENT): Run takes one place on a cache miss, before it
+// waits, and calls release when done. Its error is returned as it is (a
+// kisa.Limited failure when the caller has no place left).
+type Slot func(ctx context.Context) (release func(), err error)
+
+// Run answers req from the cache, or from a (possibly shared) visit; a
+// request that waits for a visit first takes a place of slot (nil: no
+// limit). A miss reads the cache once. Its errors carry a
+// kisa.Failure: slot's own, Unavailable for the cache, the queue or
 // storage, or the browser when no worker is alive (backpressure.go),
 // Overloaded when the queue is full, TimedOut when no outcome came within
-// Timing.Wait, and the job's own failure.
-func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
+// Timing.Wait, and the visit's own failure.
+func (s *Service) Run(ctx context.Context, req Request, slot Slot) (Answer, error) {
 	key := req.Key()
 	if a, ok, err := s.fromCache(ctx, req, key); ok || err != nil {
 		return a, err
+	}
+	if slot != nil {
+		release, err := slot(ctx)
+		if err != nil {
+			return Answer{}, err
+		}
+		defer release()
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timing.Wait)
 	defer cancel()
@@ -85,12 +100,7 @@ func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 		return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
 	}
 	defer w.Close()
-	// A job that ended between the first look and the subscription has
-	// filled the cache: look again rather than visit the page twice.
-	if a, ok, err := s.fromCache(ctx, req, key); ok || err != nil {
-		return a, err
-	}
-	res, err := s.runJob(ctx, w, key, req)
+	res, err := s.visit(ctx, w, key, req)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -107,11 +117,17 @@ func (s *Service) Run(ctx context.Context, req Request) (Answer, error) {
 	return s.answer(ctx, req, res, false, nil)
 }
 
-// Cached answers req from the cache alone: ok is false on a miss (or
-// with the cache off). Its errors are Unavailable failures of the cache
-// or storage.
-func (s *Service) Cached(ctx context.Context, req Request) (a Answer, ok bool, err error) {
-	return s.fromCache(ctx, req, req.Key())
+// visit is the result of a visit for a cache-on request that missed: the
+// one that ended between its look at the cache and the subscription w
+// (its outcome is still Recent; it filled the cache, and a second visit
+// would read the page twice), else runJob's.
+func (s *Service) visit(ctx context.Context, w *storage.Waiter, key string, req Request) (kisa.Result, error) {
+	if req.CacheOn {
+		if out, ok, err := s.results.Recent(ctx, key); err == nil && ok && out.Result != nil {
+			return *out.Result, nil
+		}
+	}
+	return s.runJob(ctx, w, key, req)
 }
 
 // fromCache answers from the cache when caching is on and key is there.

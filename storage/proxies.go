@@ -45,17 +45,15 @@ return 1
 // when it cools down. Its methods are safe for concurrent use.
 type ProxyRotation struct {
 	rdb      *redis.Client
-	prefix   string
+	keys     redisKeys
 	cooldown time.Duration
 }
 
 // NewProxyRotation returns the rotation; prefix starts its Redis keys, and
 // a blocked proxy is left alone for cooldown.
 func NewProxyRotation(rdb *redis.Client, prefix string, cooldown time.Duration) *ProxyRotation {
-	return &ProxyRotation{rdb: rdb, prefix: prefix, cooldown: cooldown}
+	return &ProxyRotation{rdb: rdb, keys: redisKeys(prefix), cooldown: cooldown}
 }
-
-func (r *ProxyRotation) key(pool string) string { return r.prefix + "proxies:" + pool }
 
 // Pick returns the index (0..n-1) of the least recently used proxy of the
 // pool of n proxies that is not cooling down, and marks it used; ok is false
@@ -65,7 +63,7 @@ func (r *ProxyRotation) Pick(ctx context.Context, pool string, n int) (index int
 	for i := range n {
 		args[i] = strconv.Itoa(i)
 	}
-	v, err := pickProxy.Run(ctx, r.rdb, []string{r.key(pool)}, args...).Text()
+	v, err := pickProxy.Run(ctx, r.rdb, []string{r.keys.proxies(pool)}, args...).Text()
 	if errors.Is(err, redis.Nil) {
 		return 0, false, nil
 	}
@@ -82,7 +80,7 @@ func (r *ProxyRotation) Pick(ctx context.Context, pool string, n int) (index int
 // Cool makes proxy index of the pool cool down for the rotation's cooldown.
 // Errors are Redis failures.
 func (r *ProxyRotation) Cool(ctx context.Context, pool string, index int) error {
-	err := coolProxy.Run(ctx, r.rdb, []string{r.key(pool)}, strconv.Itoa(index), r.cooldown.Milliseconds()).Err()
+	err := coolProxy.Run(ctx, r.rdb, []string{r.keys.proxies(pool)}, strconv.Itoa(index), r.cooldown.Milliseconds()).Err()
 	if err != nil {
 		return fmt.Errorf("cool a proxy down: %w", err)
 	}

@@ -20,8 +20,8 @@ const recentOutcome = 5 * time.Second
 // Results is the Redis side of AI overview results: the result cache, and
 // the notification that wakes the API requests waiting on a job.
 type Results struct {
-	rdb    *redis.Client
-	prefix string
+	rdb  *redis.Client
+	keys redisKeys
 	// reads is rdb's deferred auto-pipeliner, for cache reads: the GET and
 	// PTTL of a read are queued together, and concurrent reads share one
 	// round trip. Closing rdb closes it.
@@ -29,20 +29,15 @@ type Results struct {
 }
 
 // NewResults returns the store; prefix starts every Redis key and channel
-// it uses (e.g. "kisa:"). Its error is a bad auto-pipelining setting in
+// it uses (KeyPrefix, or a test's own). Its error is a bad auto-pipelining setting in
 // rdb's options.
 func NewResults(rdb *redis.Client, prefix string) (*Results, error) {
 	reads, err := rdb.AsyncAutoPipeline()
 	if err != nil {
 		return nil, fmt.Errorf("redis auto-pipelining: %w", err)
 	}
-	return &Results{rdb: rdb, prefix: prefix, reads: reads}, nil
+	return &Results{rdb: rdb, keys: redisKeys(prefix), reads: reads}, nil
 }
-
-func (r *Results) cacheKey(key string) string   { return r.prefix + "cache:" + key }
-func (r *Results) outcomeKey(key string) string { return r.prefix + "outcome:" + key }
-func (r *Results) channel(key string) string    { return r.prefix + "done:" + key }
-func (r *Results) wishKey(run string) string    { return r.prefix + "wish:" + run }
 
 // wishLife is how long a cache wish of a task run is kept: longer than
 // any run of a task may last (its attempts and retries).
@@ -82,8 +77,8 @@ func (r *Results) Cached(ctx context.Context, key string) (res kisa.Result, left
 // (decode it with DecodeResult), in one round trip. Errors are Redis
 // failures.
 func (r *Results) CachedBytes(ctx context.Context, key string) (b []byte, left time.Duration, ok bool, err error) {
-	get := r.reads.Get(ctx, r.cacheKey(key))
-	ttl := r.reads.PTTL(ctx, r.cacheKey(key))
+	get := r.reads.Get(ctx, r.keys.cache(key))
+	ttl := r.reads.PTTL(ctx, r.keys.cache(key))
 	b, err = get.Bytes()
 	if err == nil {
 		err = ttl.Err()
@@ -115,7 +110,7 @@ func (r *Results) Store(ctx context.Context, key string, res kisa.Result, ttl ti
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}
-	if err := storeLonger.Run(ctx, r.rdb, []string{r.cacheKey(key)}, b, ttl.Milliseconds()).Err(); err != nil {
+	if err := storeLonger.Run(ctx, r.rdb, []string{r.keys.cache(key)}, b, ttl.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("write cache: %w", err)
 	}
 	return nil
@@ -125,7 +120,7 @@ func (r *Results) Store(ctx context.Context, key string, res kisa.Result, ttl ti
 // result cached for ttl; the worker caches it for the longest wish
 // (Wished). Errors are Redis failures.
 func (r *Results) Wish(ctx context.Context, run string, ttl time.Duration) error {
-	err := wishMax.Run(ctx, r.rdb, []string{r.wishKey(run)}, int64(ttl/time.Second), wishLife.Milliseconds()).Err()
+	err := wishMax.Run(ctx, r.rdb, []string{r.keys.wish(run)}, int64(ttl/time.Second), wishLife.Milliseconds()).Err()
 	if err != nil {
 		return fmt.Errorf("record cache wish: %w", err)
 	}
@@ -135,7 +130,7 @@ func (r *Results) Wish(ctx context.Context, run string, ttl time.Duration) error
 // Wished returns, and forgets, the longest cache ttl wished for the task
 // run `run`; 0 when no request wished one.
 func (r *Results) Wished(ctx context.Context, run string) (time.Duration, error) {
-	secs, err := r.rdb.GetDel(ctx, r.wishKey(run)).Int64()
+	secs, err := r.rdb.GetDel(ctx, r.keys.wish(run)).Int64()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
@@ -153,8 +148,8 @@ func (r *Results) Publish(ctx context.Context, key string, o jobs.Outcome) error
 		return fmt.Errorf("encode outcome: %w", err)
 	}
 	pipe := r.rdb.TxPipeline()
-	pipe.Set(ctx, r.outcomeKey(key), b, recentOutcome)
-	pipe.Publish(ctx, r.channel(key), b)
+	pipe.Set(ctx, r.keys.outcome(key), b, recentOutcome)
+	pipe.Publish(ctx, r.keys.done(key), b)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("publish outcome: %w", err)
 	}
@@ -164,7 +159,7 @@ func (r *Results) Publish(ctx context.Context, key string, o jobs.Outcome) error
 // Recent returns the outcome of a job for key that ended in the last few
 // seconds; ok is false when there is none.
 func (r *Results) Recent(ctx context.Context, key string) (o jobs.Outcome, ok bool, err error) {
-	b, err := r.rdb.Get(ctx, r.outcomeKey(key)).Bytes()
+	b, err := r.rdb.Get(ctx, r.keys.outcome(key)).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return o, false, nil
 	}
@@ -191,7 +186,7 @@ type Waiter struct {
 // confirmed the subscription, so an outcome published afterwards is never
 // missed. Close the Waiter when done.
 func (r *Results) Subscribe(ctx context.Context, key string) (*Waiter, error) {
-	sub := r.rdb.Subscribe(ctx, r.channel(key))
+	sub := r.rdb.Subscribe(ctx, r.keys.done(key))
 	if _, err := sub.Receive(ctx); err != nil {
 		sub.Close()
 		return nil, fmt.Errorf("subscribe: %w", err)

@@ -18,10 +18,6 @@ import (
 	"github.com/kisa-dev/kisa/webhook"
 )
 
-// redisPrefix starts every Redis key of the service's own (asynq keeps
-// its "asynq:" keys).
-const redisPrefix = "kisa:"
-
 // loadConfig reads and validates the settings once.
 func loadConfig(e env) (config.Config, error) {
 	cfg, err := config.Load(e.getenv)

@@ -55,7 +55,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("redis auto-pipelining: %w", err)
 	}
 	defer shared.Close()
-	results, err := storage.NewResults(rdb, redisPrefix)
+	results, err := storage.NewResults(rdb, storage.KeyPrefix)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer rdb.Close()
-	results, err := storage.NewResults(rdb, redisPrefix)
+	results, err := storage.NewResults(rdb, storage.KeyPrefix)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	defer closeWriter(visits, log)
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Artifacts: shots, Visits: visits,
 		Results: results, Jobs: js, SearchURL: cfg.SearchURL, Proxies: cfg.Proxies,
-		Rotation: storage.NewProxyRotation(rdb, redisPrefix, cfg.ProxyCooldown), CountProxy: metrics.ProxyVisit,
+		Rotation: storage.NewProxyRotation(rdb, storage.KeyPrefix, cfg.ProxyCooldown), CountProxy: metrics.ProxyVisit,
 		Logger: log, Observer: metrics})
 	if err != nil {
 		return err
