@@ -89,6 +89,9 @@ type Outcome struct {
 	// Evidence is where the worker stored the evidence of a page it did
 	// not recognise (kisa.Unrecognised), for the API's incident log.
 	Evidence string `json:"evidence,omitempty"`
+	// Cached is true when the result was cached before it was published:
+	// a cache-on request that missed it just before can take it.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Err returns the outcome's failure as an error (a *kisa.Error, naming

@@ -118,12 +118,12 @@ func (s *Service) Run(ctx context.Context, req Request, slot Slot) (Answer, erro
 }
 
 // visit is the result of a visit for a cache-on request that missed: the
-// one that ended between its look at the cache and the subscription w
-// (its outcome is still Recent; it filled the cache, and a second visit
-// would read the page twice), else runJob's.
+// one that ended and was cached between its look at the cache and the
+// subscription w (its outcome is still Recent, and a second visit would
+// read the page twice), else runJob's.
 func (s *Service) visit(ctx context.Context, w *storage.Waiter, key string, req Request) (kisa.Result, error) {
 	if req.CacheOn {
-		if out, ok, err := s.results.Recent(ctx, key); err == nil && ok && out.Result != nil {
+		if out, ok, err := s.results.Recent(ctx, key); err == nil && ok && out.Cached && out.Result != nil {
 			return *out.Result, nil
 		}
 	}

@@ -60,7 +60,7 @@ func serviceUnderTest(t *testing.T) (svc *Service, reads *cacheReads, finish fun
 		if err := results.Store(ctx, key, res, time.Hour); err != nil {
 			t.Error(err)
 		}
-		if err := results.Publish(ctx, key, jobs.Outcome{Result: &res}); err != nil {
+		if err := results.Publish(ctx, key, jobs.Outcome{Result: &res, Cached: true}); err != nil {
 			t.Error(err)
 		}
 	}

@@ -120,8 +120,7 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return h.fail(ctx, log, p.Key, err)
 	}
-	h.cache(ctx, log, p, res)
-	out := jobs.Outcome{Result: &res}
+	out := jobs.Outcome{Result: &res, Cached: h.cache(ctx, log, p, res)}
 	if err := h.results.Publish(ctx, p.Key, out); err != nil {
 		return err
 	}
@@ -134,8 +133,9 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 // cache stores res for the longest ttl that the requests sharing the task
 // asked for, so that a result is not lost when they all gave up waiting;
 // a task that only cache-off requests wanted is not cached. A failure is
-// logged: the waiting requests still get the outcome.
-func (h *Handler) cache(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload, res kisa.Result) {
+// logged: the waiting requests still get the outcome. It reports whether
+// res was cached.
+func (h *Handler) cache(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload, res kisa.Result) bool {
 	ttl := time.Duration(p.CacheTTL) * time.Second
 	if p.Run != "" {
 		wished, err := h.results.Wished(ctx, p.Run)
@@ -145,11 +145,13 @@ func (h *Handler) cache(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 		ttl = max(ttl, wished)
 	}
 	if ttl <= 0 {
-		return
+		return false
 	}
 	if err := h.results.Store(ctx, p.Key, res, ttl); err != nil {
 		log.Warn("cache result", "error", err)
+		return false
 	}
+	return true
 }
 
 // visit opens the page, extracts the overview and stores the screenshots
