@@ -54,12 +54,12 @@ var pages = map[kisa.Surface]page{
 			if !r.HasAnswer {
 				return
 			}
-			// An answer still streaming, or follow-ups the page never got
-			// to, leave the conversation incomplete.
-			r.Complete = r.Complete && (settled || len(r.Turns) > 0) && len(r.Turns) >= len(p.FollowUps)
+			// An answer still streaming (the last one read), or follow-ups
+			// the page never got to, leave the conversation incomplete.
 			if !settled && len(r.Turns) > 0 {
 				r.Turns[len(r.Turns)-1].Complete = false
 			}
+			r.Complete = r.Complete && settled && len(r.Turns) >= len(p.FollowUps)
 		},
 	},
 	kisa.SurfaceWeb: {

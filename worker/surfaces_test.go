@@ -49,6 +49,15 @@ func TestSurfaceTasks(t *testing.T) {
 			t.Errorf("screenshots %v, want %v", names, want)
 		}
 	})
+	t.Run("AI Mode answer that never finishes", func(t *testing.T) {
+		out, err := e.processPayload(t, task(kisa.SurfaceAIMode, serpfixture.StalledQuery, "us", "never asked"))
+		if err != nil || out.Result == nil || out.Result.AIMode == nil {
+			t.Fatalf("err %v, outcome %+v", err, out)
+		}
+		if r := out.Result.AIMode; !r.HasAnswer || r.Complete || r.Text == "" || len(r.Turns) != 0 {
+			t.Errorf("AI Mode = hasAnswer %v, complete %v, %d turns; want part of an answer, incomplete, the follow-up not asked", r.HasAnswer, r.Complete, len(r.Turns))
+		}
+	})
 	t.Run("AI Mode not available", func(t *testing.T) {
 		out, err := e.processPayload(t, task(kisa.SurfaceAIMode, "pourquoi", "fr"))
 		if err != nil || out.Result == nil || out.Result.AIMode == nil {
@@ -78,7 +87,7 @@ func TestSurfaceTasks(t *testing.T) {
 	})
 	got := series(t, e.reg)
 	for name, want := range map[string]float64{
-		"kisa_worker_tasks_total{outcome=ok}{surface=ai-mode}":           1,
+		"kisa_worker_tasks_total{outcome=ok}{surface=ai-mode}":           2,
 		"kisa_worker_tasks_total{outcome=no_answer}{surface=ai-mode}":    1,
 		"kisa_worker_tasks_total{outcome=unrecognised}{surface=ai-mode}": 1,
 		"kisa_worker_tasks_total{outcome=ok}{surface=web-search}":        1,
