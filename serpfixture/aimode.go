@@ -76,6 +76,9 @@ func (s *Server) handleAIMode(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	if s.hostile != "" && isHostile(key) {
+		b = withHostile(b, s.hostile)
+	}
 	s.writeHTML(w, r, http.StatusOK, b, "AI Mode")
 }
 
@@ -199,6 +202,9 @@ func turnShell(prompt, column string, busy bool, answer, aside string) string {
 		`<div ` + column + `>` + answer + status + `</div>` +
 		`<div data-container-id="rhs-col" class="aim-rhs">` + aside + `</div></div></div></div>`
 }
+
+// An AI Mode page whose query contains HostileQuery tries to reach
+// Options.HostileTarget as the results page of that query does.
 
 // FinalAIModePage returns the AI Mode page of query in language hl and
 // country gl once its answer and those of followUps have streamed in, as

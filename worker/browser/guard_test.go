@@ -19,7 +19,8 @@ import (
 // reach a listener of the test's own on 127.0.0.2 with an image, an
 // iframe, fetch, a popup, a download, a meta refresh and a location
 // change after 1.5 s. The listener must get no request, and the visit
-// must still end on the results page with its overview and screenshots.
+// must still end on the results page with its overview and screenshots;
+// so must the visits of web search and AI Mode.
 func TestContainedTab(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {
@@ -54,6 +55,27 @@ func TestContainedTab(t *testing.T) {
 	}
 	if p.Blocked() == 0 {
 		t.Error("no request was counted as blocked")
+	}
+	// The other surfaces' visits are contained alike: the results page
+	// read as it loads (web search), and AI Mode's answer page reached by
+	// asking in its prompt box.
+	blocked := p.Blocked()
+	if res, err = p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/search?" + q.Encode(), Mode: ModeResults}); err != nil {
+		t.Fatalf("Visit (results): %v", err)
+	}
+	if web, err := serp.ExtractWeb(res.HTML); err != nil || len(web.Organic) == 0 {
+		t.Errorf("ExtractWeb = %d results, err %v; want the page's organic results", len(web.Organic), err)
+	}
+	aim := url.Values{"udm": {serpfixture.AIModeUDM}, "gl": {"us"}, "hl": {"en"}}
+	if res, err = p.Visit(t.Context(), VisitRequest{URL: srv.URL + "/search?" + aim.Encode(), Mode: ModeConversation,
+		Prompts: []string{serpfixture.HostileQuery}}); err != nil {
+		t.Fatalf("Visit (conversation): %v", err)
+	}
+	if a, err := serp.ExtractAIMode(res.HTML); err != nil || !a.HasAnswer {
+		t.Errorf("ExtractAIMode = hasAnswer %v, err %v; want the page's answer", a.HasAnswer, err)
+	}
+	if p.Blocked() <= blocked {
+		t.Error("the results and AI Mode visits blocked nothing")
 	}
 	mu.Lock()
 	defer mu.Unlock()
