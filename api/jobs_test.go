@@ -23,11 +23,12 @@ import (
 
 // jobsServer is a test server with the async use case on Redis database
 // 14; guard vets webhook URLs. No worker runs: tests end jobs themselves
-// with Jobs.Finish, as the worker does.
+// with the Finisher, as the worker does.
 type jobsServer struct {
 	*testServer
-	jobs  *overview.Jobs
-	queue *asynq.Inspector
+	jobs   *overview.Jobs
+	finish *overview.Finisher
+	queue  *asynq.Inspector
 }
 
 func newJobsServer(t *testing.T, guard webhook.Guard, tweaks ...func(*Options)) *jobsServer {
@@ -39,10 +40,12 @@ func newJobsServer(t *testing.T, guard webhook.Guard, tweaks ...func(*Options)) 
 	}
 	js := &jobsServer{queue: asynq.NewInspectorFromRedisClient(rdb)}
 	js.testServer = newTestServer(t, 0, func(o *Options) {
-		svc := overview.New(overview.Options{Results: testenv.Results(t, rdb, testResultsPrefix),
-			Client: asynq.NewClientFromRedisClient(rdb), Inspector: js.queue, Artifacts: shots,
+		results, client := testenv.Results(t, rdb, testResultsPrefix), asynq.NewClientFromRedisClient(rdb)
+		visits := overview.NewVisits(overview.VisitsOptions{Results: results, Client: client, Inspector: js.queue,
 			Timing: overview.Timing{Wait: time.Minute, Visit: time.Minute, MaxRetry: 1}})
-		js.jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Retention: time.Hour})
+		svc := overview.New(overview.Options{Visits: visits, Artifacts: shots})
+		js.jobs = overview.NewJobs(overview.JobsOptions{Visits: visits, Artifacts: shots, DB: o.DB, Retention: time.Hour})
+		js.finish = overview.NewFinisher(overview.FinisherOptions{Results: results, DB: o.DB, Client: client})
 		o.Overviews, o.Jobs, o.Webhooks = svc, js.jobs, guard
 		for _, tweak := range tweaks {
 			tweak(o)
@@ -175,7 +178,7 @@ func TestAsyncJobLifecycle(t *testing.T) {
 		Location: geo.Location{Name: "Austin,Texas,United States"}}
 	result := &kisa.Result{Overview: kisa.Overview{HasOverview: true, Complete: true, Text: "Coffee.",
 		Sources: []kisa.Source{{URL: "https://a.example/", Title: "A", Source: "a", Icon: "i"}}}, TakenAt: time.Now()}
-	if err := srv.jobs.Finish(context.Background(), r.Key(), jobs.Outcome{Result: result}); err != nil {
+	if err := srv.finish.Finish(context.Background(), jobs.OverviewPayload{Key: r.Key()}, jobs.Outcome{Result: result}); err != nil {
 		t.Fatal(err)
 	}
 	got := decodeJob(t, get(t, srv, path, key))
@@ -193,7 +196,7 @@ func TestAsyncJobLifecycle(t *testing.T) {
 	failing := `{"query":"blocked query","screenshots":false,"async":true}`
 	fj := decodeJob(t, do(t, srv, request(http.MethodPost, overviewPath, key, failing)))
 	blocked := overview.Request{Query: "blocked query", Country: "at", Language: "de"}
-	if err := srv.jobs.Finish(context.Background(), blocked.Key(), jobs.Outcome{Failure: kisa.Blocked}); err != nil {
+	if err := srv.finish.Finish(context.Background(), jobs.OverviewPayload{Key: blocked.Key()}, jobs.Outcome{Failure: kisa.Blocked}); err != nil {
 		t.Fatal(err)
 	}
 	fr := get(t, srv, jobsPath+"/"+fj.ID, key)
@@ -280,7 +283,7 @@ func TestJobScreenshotsExpire(t *testing.T) {
 			job := decodeJob(t, do(t, srv, request(http.MethodPost, overviewPath, key, `{"query":"`+q+`","async":true,"cache":{"enabled":false}}`)))
 			r := overview.Request{Query: q, Country: "at", Language: "de", Screenshots: true}
 			res := &kisa.Result{Screenshots: shots, TakenAt: time.Now().Add(-tt.takenAgo)}
-			if err := srv.jobs.Finish(context.Background(), r.Key(), jobs.Outcome{Result: res}); err != nil {
+			if err := srv.finish.Finish(context.Background(), jobs.OverviewPayload{Key: r.Key()}, jobs.Outcome{Result: res}); err != nil {
 				t.Fatal(err)
 			}
 			got := decodeJob(t, get(t, srv, jobsPath+"/"+job.ID, key))

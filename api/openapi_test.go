@@ -402,14 +402,14 @@ func withOverviews(tb testing.TB, rdb *redis.Client, wait time.Duration) func(*O
 		tb.Fatal(err)
 	}
 	return func(o *Options) {
-		svc := overview.New(overview.Options{
+		visits := overview.NewVisits(overview.VisitsOptions{
 			Results: testenv.Results(tb, rdb, testResultsPrefix), Client: asynq.NewClientFromRedisClient(rdb),
-			Inspector: asynq.NewInspectorFromRedisClient(rdb), Artifacts: shots,
-			Timing: overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
+			Inspector: asynq.NewInspectorFromRedisClient(rdb),
+			Timing:    overview.Timing{Wait: wait, Visit: time.Minute, MaxRetry: 1}, Logger: o.Logger, Now: o.Now,
 		})
 		o.Webhooks = webhook.Guard{AllowPrivate: true}
-		o.Overviews = svc
-		o.Jobs = overview.NewJobs(overview.JobsOptions{Service: svc, DB: o.DB, Secrets: o.Secrets,
+		o.Overviews = overview.New(overview.Options{Visits: visits, Artifacts: shots, Logger: o.Logger, Now: o.Now})
+		o.Jobs = overview.NewJobs(overview.JobsOptions{Visits: visits, Artifacts: shots, DB: o.DB, Secrets: o.Secrets,
 			HTTP: o.Webhooks.Client(), Retention: time.Hour, Now: o.Now, Logger: o.Logger})
 		o.Monitors = newMonitorService(o, rdb, shots)
 	}

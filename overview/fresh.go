@@ -19,7 +19,7 @@ var ErrNoRoom = errors.New("overview: no spare browser room for a background rea
 // task id is the cache key), like Run. It returns ErrNoRoom, without
 // enqueueing, when as many overview tasks are pending as the live
 // workers have slots; other errors carry a kisa.Failure as Run's do.
-func (s *Service) Fresh(ctx context.Context, req Request, notBefore time.Time) (kisa.Result, error) {
+func (s *Visits) Fresh(ctx context.Context, req Request, notBefore time.Time) (kisa.Result, error) {
 	if l, err := s.gate.load(); err == nil && l.slots > 0 && l.pending >= l.slots {
 		return kisa.Result{}, ErrNoRoom
 	}
@@ -32,7 +32,7 @@ func (s *Service) Fresh(ctx context.Context, req Request, notBefore time.Time) (
 		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
 	}
 	defer w.Close()
-	res, err := s.runJob(ctx, w, key, req)
+	res, err := s.await(ctx, w, key, req)
 	if err == nil && res.TakenAt.Before(notBefore) {
 		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue,
 			fmt.Errorf("an outcome taken at %s, before %s", res.TakenAt.Format(time.RFC3339Nano), notBefore.Format(time.RFC3339Nano)))

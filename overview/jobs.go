@@ -27,7 +27,9 @@ const ScreenshotLife = storage.ScreenshotExpiryDays*24*time.Hour - URLTTL
 // by the worker, announced by signed webhooks and removed after their
 // retention.
 type Jobs struct {
-	svc       *Service
+	visits    *Visits
+	finish    *Finisher
+	shots     *storage.Artifacts
 	db        *storage.DB
 	secrets   *storage.Secrets
 	http      *http.Client
@@ -36,11 +38,13 @@ type Jobs struct {
 	log       *slog.Logger
 }
 
-// JobsOptions are the dependencies of Jobs. Secrets and HTTP are needed
-// by the worker side only (webhook deliveries): HTTP is the guarded
-// client of webhook.Guard.Client.
+// JobsOptions are the dependencies of Jobs: Visits, the visit queue it
+// shares with the web's Service, and Artifacts, which presigns results'
+// URLs. Secrets and HTTP are needed by the worker side only (webhook
+// deliveries): HTTP is the guarded client of webhook.Guard.Client.
 type JobsOptions struct {
-	Service   *Service
+	Visits    *Visits
+	Artifacts *storage.Artifacts
 	DB        *storage.DB
 	Secrets   *storage.Secrets
 	HTTP      *http.Client
@@ -57,8 +61,12 @@ func NewJobs(o JobsOptions) *Jobs {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Jobs{svc: o.Service, db: o.DB, secrets: o.Secrets, http: o.HTTP,
+	j := &Jobs{visits: o.Visits, shots: o.Artifacts, db: o.DB, secrets: o.Secrets, http: o.HTTP,
 		retention: o.Retention, now: o.Now, log: o.Logger}
+	if o.Visits != nil {
+		j.finish = NewFinisher(FinisherOptions{Results: o.Visits.results, DB: o.DB, Client: o.Visits.client, Logger: o.Logger})
+	}
+	return j
 }
 
 // Submission is one job to submit: a validated request and, optionally,
@@ -120,7 +128,7 @@ func (j *Jobs) submit(ctx context.Context, account, batch uuid.UUID, batchWebhoo
 			traceVisit(ctx, r.Key, "", true, subs[i].Request)
 		}
 	}
-	j.ended(ctx, ended)
+	j.finish.ended(ctx, ended)
 	return rows, nil
 }
 
@@ -140,7 +148,7 @@ func (j *Jobs) newJob(ctx context.Context, sub Submission) (storage.NewJob, erro
 	if !req.CacheOn {
 		return n, nil
 	}
-	res, left, ok, err := j.svc.results.Cached(ctx, n.Key)
+	res, left, ok, err := j.visits.results.Cached(ctx, n.Key)
 	if err != nil {
 		return n, kisa.Fail(kisa.Unavailable, kisa.PartCache, err)
 	}
@@ -155,12 +163,13 @@ func (j *Jobs) newJob(ctx context.Context, sub Submission) (storage.NewJob, erro
 	return n, nil
 }
 
-// start enqueues the visit of key, or joins the one in flight. A visit
-// that ended just before these jobs were stored is read from its recent
-// outcome. When the queue does not answer, the jobs stay queued and the
-// maintenance task starts their visit later: nothing is lost.
+// start enqueues the visit of key, or joins the one in flight. Jobs that
+// joined a visit which ended just before they were stored end with its
+// recent outcome (the worker's Finisher no longer sees them). When the
+// queue does not answer, the jobs stay queued and the maintenance task
+// starts their visit later: nothing is lost.
 func (j *Jobs) start(ctx context.Context, key string, req Request) {
-	joined, err := j.svc.enqueue(ctx, key, req)
+	joined, err := j.visits.enqueue(ctx, key, req)
 	if err != nil {
 		j.log.WarnContext(ctx, "enqueue job; the maintenance task will retry", "task", key, "error", err)
 		return
@@ -168,99 +177,10 @@ func (j *Jobs) start(ctx context.Context, key string, req Request) {
 	if !joined {
 		return
 	}
-	if out, ok, err := j.svc.results.Recent(ctx, key); err == nil && ok {
-		if err := j.Finish(ctx, key, out); err != nil {
+	if out, ok, err := j.visits.results.Recent(ctx, key); err == nil && ok {
+		if err := j.finish.endJobs(ctx, key, out); err != nil {
 			j.log.WarnContext(ctx, "finish joined job", "task", key, "error", err)
 		}
-	}
-}
-
-// Started marks the queued jobs of key running; the worker calls it when
-// a visit begins.
-func (j *Jobs) Started(ctx context.Context, key string) error {
-	return j.db.StartJobs(ctx, key)
-}
-
-// Finish ends every open job of key with the visit's outcome: it stores
-// the result (and caches it for the jobs that asked for caching), then
-// enqueues the webhooks of the jobs and of the batches that are now
-// complete. The worker calls it after publishing the outcome.
-func (j *Jobs) Finish(ctx context.Context, key string, out jobs.Outcome) error {
-	end := storage.JobEnd{Failure: string(out.Failure), Part: string(out.Part)}
-	if out.Result != nil {
-		b, err := json.Marshal(out.Result)
-		if err != nil {
-			return err
-		}
-		end = storage.JobEnd{Result: b}
-	}
-	if out.Result == nil && end.Failure == "" {
-		end.Failure = string(kisa.Internal)
-	}
-	rows, err := j.db.FinishJobs(ctx, key, end)
-	if err != nil {
-		return err
-	}
-	j.cache(ctx, key, out, rows)
-	j.ended(ctx, rows)
-	return nil
-}
-
-// cache stores a result for the longest ttl of the jobs that asked for
-// caching (the synchronous path caches in the web process instead).
-func (j *Jobs) cache(ctx context.Context, key string, out jobs.Outcome, rows []storage.Job) {
-	if out.Result == nil {
-		return
-	}
-	ttl := 0
-	for _, r := range rows {
-		var req RequestView
-		if json.Unmarshal(r.Request, &req) == nil && req.Cache.Enabled {
-			ttl = max(ttl, req.Cache.TTL)
-		}
-	}
-	if ttl == 0 {
-		return
-	}
-	if err := j.svc.results.Store(ctx, key, *out.Result, time.Duration(ttl)*time.Second); err != nil {
-		j.log.WarnContext(ctx, "cache write failed", "task", key, "error", err)
-	}
-}
-
-// ended enqueues the webhooks of jobs that have just ended, and of their
-// batches that have now ended as a whole (each batch once).
-func (j *Jobs) ended(ctx context.Context, rows []storage.Job) {
-	var batches []uuid.UUID
-	for _, r := range rows {
-		if r.URL != nil {
-			event := jobs.EventDone
-			if r.Status == storage.JobFailed {
-				event = jobs.EventFailed
-			}
-			j.enqueueWebhook(ctx, jobs.WebhookPayload{Event: event, JobID: r.ID})
-		}
-		if r.BatchID != nil {
-			batches = append(batches, *r.BatchID)
-		}
-	}
-	done, err := j.db.EndBatches(ctx, batches)
-	if err != nil {
-		j.log.WarnContext(ctx, "end batches", "error", err)
-	}
-	for _, b := range done {
-		if b.URL != nil {
-			j.enqueueWebhook(ctx, jobs.WebhookPayload{Event: jobs.EventBatchDone, BatchID: b.ID})
-		}
-	}
-}
-
-func (j *Jobs) enqueueWebhook(ctx context.Context, p jobs.WebhookPayload) {
-	t, err := jobs.NewWebhookTask(p)
-	if err == nil {
-		_, err = j.svc.client.EnqueueContext(ctx, t)
-	}
-	if err != nil {
-		j.log.WarnContext(ctx, "enqueue webhook", "event", p.Event, "job", p.JobID, "batch", p.BatchID, "error", err)
 	}
 }
 
@@ -374,7 +294,7 @@ func (j *Jobs) withResult(ctx context.Context, v Job, r storage.Job) (Job, error
 	if (req.Screenshots || req.RawHTML) && j.now().Sub(res.TakenAt) >= ScreenshotLife {
 		req.Screenshots, req.RawHTML, v.ScreenshotsExpired = false, false, true
 	}
-	a, err := j.svc.answer(ctx, req, res, r.IsCached, r.CacheExpiresIn)
+	a, err := answer(ctx, j.shots, req, res, r.IsCached, r.CacheExpiresIn)
 	if err != nil {
 		return Job{}, err
 	}
@@ -407,7 +327,7 @@ func (j *Jobs) Maintain(ctx context.Context) error {
 			j.log.ErrorContext(ctx, "stale job request", "task", s.Key, "error", err)
 			continue
 		}
-		if _, err := j.svc.enqueue(ctx, s.Key, req.Request()); err != nil {
+		if _, err := j.visits.enqueue(ctx, s.Key, req.Request()); err != nil {
 			return err
 		}
 	}

@@ -43,9 +43,9 @@ func jobsUnderTest(t *testing.T, now *time.Time) (*Jobs, *storage.DB, *asynq.Ins
 	t.Helper()
 	db := testenv.Postgres(t)
 	rdb := testenv.Redis(t)
-	svc := New(Options{Results: testenv.Results(t, rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
+	visits := NewVisits(VisitsOptions{Results: testenv.Results(t, rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), Timing: Timing{Wait: time.Minute, Visit: 30 * time.Second, MaxRetry: 1}})
-	js := NewJobs(JobsOptions{Service: svc, DB: db, Retention: 168 * time.Hour, Now: func() time.Time { return *now }})
+	js := NewJobs(JobsOptions{Visits: visits, DB: db, Retention: 168 * time.Hour, Now: func() time.Time { return *now }})
 	return js, db, asynq.NewInspectorFromRedisClient(rdb)
 }
 

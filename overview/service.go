@@ -1,9 +1,11 @@
 // Package overview is the AI overview use case, between the API and the
 // queue: it answers a Request from the result cache, or enqueues one
-// browser task per distinct request (joining one already in flight),
-// waits for its outcome and assembles the answer with freshly presigned
-// screenshot URLs and the selected fields. Failures are kisa.Failure
-// errors; the API maps them to HTTP.
+// browser task per distinct request (joining one already in flight,
+// visits.go), waits for its outcome and assembles the answer with freshly
+// presigned screenshot URLs and the selected fields (service.go); async
+// jobs (jobs.go); and the one path of a finished visit, which the worker
+// takes (finish.go). Failures are kisa.Failure errors; the API maps them
+// to HTTP.
 package overview
 
 import (
@@ -14,29 +16,27 @@ import (
 	"math"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
-	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
 )
 
-// Service runs AI overview requests.
+// Service runs synchronous AI overview requests: the web side.
 type Service struct {
-	results   *storage.Results
-	client    *asynq.Client
-	inspector *asynq.Inspector
-	shots     *storage.Artifacts
-	timing    Timing
-	gate      *gate
-	log       *slog.Logger
-	rendered  *renderings
+	results  *storage.Results
+	visits   *Visits
+	shots    *storage.Artifacts
+	log      *slog.Logger
+	rendered *renderings
 }
 
-// Options are the dependencies of a Service. A nil Logger discards, a nil
-// Now is time.Now.
+// Options are the dependencies of a Service. Visits is the visit queue
+// it shares with Jobs; when nil, New makes one of Results, Client,
+// Inspector, Timing and QueueMax. A nil Logger discards, a nil Now is
+// time.Now.
 type Options struct {
+	Visits    *Visits
 	Results   *storage.Results
 	Client    *asynq.Client
 	Inspector *asynq.Inspector
@@ -57,8 +57,11 @@ func New(o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Service{results: o.Results, client: o.Client, inspector: o.Inspector, shots: o.Artifacts,
-		timing: o.Timing, gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger, rendered: newRenderings(o.Now)}
+	if o.Visits == nil {
+		o.Visits = NewVisits(VisitsOptions{Results: o.Results, Client: o.Client, Inspector: o.Inspector,
+			Timing: o.Timing, QueueMax: o.QueueMax, Logger: o.Logger, Now: o.Now})
+	}
+	return &Service{results: o.Visits.results, visits: o.Visits, shots: o.Artifacts, log: o.Logger, rendered: newRenderings(o.Now)}
 }
 
 // Answer is the response's `data` (spec 4.5).
@@ -93,7 +96,7 @@ func (s *Service) Run(ctx context.Context, req Request, slot Slot) (Answer, erro
 		}
 		defer release()
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timing.Wait)
+	ctx, cancel := context.WithTimeout(ctx, s.visits.timing.Wait)
 	defer cancel()
 	w, err := s.results.Subscribe(ctx, key)
 	if err != nil {
@@ -110,11 +113,9 @@ func (s *Service) Run(ctx context.Context, req Request, slot Slot) (Answer, erro
 	// The worker has cached the result for the ttl it knew of; this
 	// request may have joined too late to tell it its own.
 	if req.CacheOn {
-		if err := s.results.Store(ctx, key, res, time.Duration(req.CacheTTL)*time.Second); err != nil {
-			s.log.WarnContext(ctx, "cache write failed", "error", err)
-		}
+		keep(ctx, s.results, s.log, key, res, time.Duration(req.CacheTTL)*time.Second)
 	}
-	return s.answer(ctx, req, res, false, nil)
+	return answer(ctx, s.shots, req, res, false, nil)
 }
 
 // visit is the result of a visit for a cache-on request that missed: the
@@ -127,7 +128,7 @@ func (s *Service) visit(ctx context.Context, w *storage.Waiter, key string, req 
 			return *out.Result, nil
 		}
 	}
-	return s.runJob(ctx, w, key, req)
+	return s.visits.await(ctx, w, key, req)
 }
 
 // fromCache answers from the cache when caching is on and key is there.
@@ -157,7 +158,7 @@ func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answe
 	if req.RawHTML && res.RawHTML == "" { // a result stored before raw HTML was kept
 		return Answer{}, false, nil
 	}
-	a, err := s.answer(ctx, req, res, true, &secs)
+	a, err := answer(ctx, s.shots, req, res, true, &secs)
 	if err == nil {
 		s.rendered.put(rk, b, a.Results)
 		traceHit(ctx, req)
@@ -165,122 +166,11 @@ func (s *Service) fromCache(ctx context.Context, req Request, key string) (Answe
 	return a, true, err
 }
 
-// runJob enqueues the task for key (or joins the one in flight) and waits
-// on w for its outcome until ctx ends.
-func (s *Service) runJob(ctx context.Context, w *storage.Waiter, key string, req Request) (kisa.Result, error) {
-	if err := s.admit(key); err != nil {
-		return kisa.Result{}, err
-	}
-	joined, err := s.enqueue(ctx, key, req)
-	if err != nil {
-		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
-	}
-	if joined {
-		if out, ok, err := s.results.Recent(ctx, key); err == nil && ok {
-			return outcome(out)
-		}
-	}
-	out, err := w.Wait(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return kisa.Result{}, kisa.Fail(kisa.TimedOut, kisa.PartBrowser, err)
-	}
-	if err != nil {
-		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
-	}
-	return outcome(out)
-}
-
-// admit refuses a new visit under backpressure (see gate.admit), unless
-// the task for key is in flight already: joining it costs nothing.
-func (s *Service) admit(key string) error {
-	err := s.gate.admit()
-	if err == nil {
-		return nil
-	}
-	info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
-	if ierr == nil && info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted {
-		return nil
-	}
-	return err
-}
-
-// outcome is a job's result, or its failure as an error.
-func outcome(out jobs.Outcome) (kisa.Result, error) {
-	if err := out.Err(); err != nil {
-		return kisa.Result{}, err
-	}
-	return *out.Result, nil
-}
-
-// enqueue submits the task; joined is true when an identical task was
-// already in flight, and then a cache-on request records its ttl for the
-// worker (wish). A finished or archived task of the same id is removed
-// first, so a past failure does not block a new visit.
-func (s *Service) enqueue(ctx context.Context, key string, req Request) (joined bool, err error) {
-	p := jobs.OverviewPayload{Key: key, Query: req.Query, CountryCode: req.Country,
-		LanguageCode: req.Language, Screenshots: req.Screenshots, Run: uuid.NewString(),
-		Surface: req.Surface, FollowUps: req.FollowUps}
-	if req.Device == kisa.DeviceMobile {
-		p.Device = kisa.DeviceMobile
-	}
-	if !req.Location.IsZero() {
-		loc := req.Location
-		p.Location = &loc
-	}
-	if req.CacheOn {
-		p.CacheTTL = req.CacheTTL
-	}
-	task, err := jobs.NewOverviewTask(p, s.timing.Task(), s.timing.MaxRetry)
-	if err != nil {
-		return false, err
-	}
-	for range 2 {
-		_, err = s.client.EnqueueContext(ctx, task)
-		if !errors.Is(err, asynq.ErrTaskIDConflict) {
-			if err == nil {
-				traceVisit(ctx, key, p.Run, false, req)
-			}
-			return false, err
-		}
-		info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
-		if ierr != nil {
-			traceVisit(ctx, key, "", true, req)
-			return true, nil // it ended meanwhile: its outcome is Recent
-		}
-		if info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted {
-			s.wish(ctx, req, info)
-			traceVisit(ctx, key, runOf(info), true, req)
-			return true, nil
-		}
-		if derr := s.inspector.DeleteTask(jobs.QueueOverview, key); derr != nil && !errors.Is(derr, asynq.ErrTaskNotFound) {
-			return false, derr
-		}
-	}
-	traceVisit(ctx, key, "", true, req)
-	return true, nil
-}
-
-// wish records a cache-on request's ttl for the run of the task it
-// joined, so that the worker caches the result even if this request gives
-// up first. A failure only costs that: it is logged.
-func (s *Service) wish(ctx context.Context, req Request, info *asynq.TaskInfo) {
-	if !req.CacheOn {
-		return
-	}
-	p, err := jobs.ParseOverviewPayload(asynq.NewTask(info.Type, info.Payload))
-	if err == nil && p.Run != "" && p.CacheTTL < req.CacheTTL {
-		err = s.results.Wish(ctx, p.Run, time.Duration(req.CacheTTL)*time.Second)
-	}
-	if err != nil {
-		s.log.WarnContext(ctx, "cache wish not recorded", "error", err)
-	}
-}
-
 // answer builds the response data: presigned screenshot and raw HTML URLs
-// (valid for at least URLTTL, also from the cache; one signature is
-// shared for a minute, see storage.SharedURL) and the fields the request
-// selected.
-func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
+// in shots (valid for at least URLTTL, also from the cache; one signature
+// is shared for a minute, see storage.SharedURL) and the fields the
+// request selected.
+func answer(ctx context.Context, shots *storage.Artifacts, req Request, res kisa.Result, cached bool, left *int) (Answer, error) {
 	results := Results(req, res)
 	if req.Screenshots {
 		urls := map[string]string{}
@@ -289,7 +179,7 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 			if !ok {
 				return Answer{}, kisa.Fail(kisa.Internal, "", errors.New("result lacks screenshot "+name))
 			}
-			u, err := s.shots.SharedURL(ctx, obj, URLTTL)
+			u, err := shots.SharedURL(ctx, obj, URLTTL)
 			if err != nil {
 				return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 			}
@@ -298,7 +188,7 @@ func (s *Service) answer(ctx context.Context, req Request, res kisa.Result, cach
 		results["screenshots"] = urls
 	}
 	if req.RawHTML && req.Fields.RawHTML && res.RawHTML != "" {
-		u, err := s.shots.SharedURL(ctx, res.RawHTML, URLTTL)
+		u, err := shots.SharedURL(ctx, res.RawHTML, URLTTL)
 		if err != nil {
 			return Answer{}, kisa.Fail(kisa.Unavailable, kisa.PartStorage, err)
 		}

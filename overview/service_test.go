@@ -111,7 +111,7 @@ func TestRunSlotRefused(t *testing.T) {
 	if !errors.Is(err, kisa.Limited) {
 		t.Fatalf("Run = %v, want the slot's Limited failure", err)
 	}
-	if _, err := svc.inspector.GetTaskInfo(jobs.QueueOverview, req.Key()); err == nil {
+	if _, err := svc.visits.inspector.GetTaskInfo(jobs.QueueOverview, req.Key()); err == nil {
 		t.Error("a visit was enqueued for a request refused its slot")
 	}
 }

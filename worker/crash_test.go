@@ -37,7 +37,7 @@ func TestChromiumKilledMidJob(t *testing.T) {
 	timing := overview.Timing{Wait: 2 * time.Minute, Visit: 30 * time.Second, MaxRetry: 2}
 	pool := startPool(t, timing.Visit)
 	results := testenv.Results(t, rdb, "test:")
-	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: testArtifacts(t), Results: results, SearchURL: fx.URL + "/search",
+	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: testArtifacts(t), Finisher: testFinisher(t, rdb, results), SearchURL: fx.URL + "/search",
 		Observer: NewMetrics(prometheus.NewRegistry(), pool)})
 	if err != nil {
 		t.Fatal(err)

@@ -196,7 +196,7 @@ func newProxyEnv(t *testing.T) *proxyEnv {
 	results := testenv.Results(t, rdb, prefix)
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg, pool)
-	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: testArtifacts(t), Results: results, SearchURL: searchURL, Proxies: set,
+	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: testArtifacts(t), Finisher: testFinisher(t, rdb, results), SearchURL: searchURL, Proxies: set,
 		Rotation: storage.NewProxyRotation(rdb, prefix, time.Hour), CountProxy: m.ProxyVisit, Logger: log, Observer: m})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
 // Package worker is the browser side of the service: an asynq server
 // whose handler visits a results page in a pool of Chromium tabs,
-// extracts the AI overview, stores the screenshots in MinIO and tells the
-// waiting API requests the outcome through Redis.
+// extracts the AI overview, stores the screenshots in MinIO and ends the
+// visit through overview.Finisher (the cache, the waiting requests, the
+// async jobs).
 package worker
 
 import (
@@ -33,8 +34,7 @@ import (
 type Handler struct {
 	pool      *browser.Pool
 	shots     *storage.Artifacts
-	results   *storage.Results
-	jobs      *overview.Jobs
+	finish    *overview.Finisher
 	searchURL *url.URL
 	proxies   proxies.Set
 	rotation  *storage.ProxyRotation
@@ -50,7 +50,10 @@ type HandlerOptions struct {
 	Pool *browser.Pool
 	// Artifacts is the bucket of screenshots, raw HTML and evidence.
 	Artifacts *storage.Artifacts
-	Results   *storage.Results
+	// Finisher is the one path of a finished visit (overview.Finisher):
+	// it caches the result, publishes the outcome to the waiting
+	// requests and ends the async jobs waiting on it.
+	Finisher  *overview.Finisher
 	SearchURL string
 	// Proxies are the proxies by country (KISA_PROXIES); empty connects
 	// directly. Rotation, needed with proxies, shares their use between
@@ -63,8 +66,6 @@ type HandlerOptions struct {
 	Logger     *slog.Logger // nil discards
 	Now        func() time.Time
 	Observer   TaskObserver // told how each attempt ended
-	// Jobs ends the async jobs waiting on a visit; nil: none are kept.
-	Jobs *overview.Jobs
 	// Visits records each attempt for the observations (observations.go);
 	// nil records none.
 	Visits *observe.Writer[storage.ObservedVisit]
@@ -78,8 +79,8 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("search URL %q is not a URL", o.SearchURL)
 	}
-	if o.Artifacts == nil || o.Observer == nil {
-		return nil, errors.New("worker: a handler needs Artifacts and an Observer")
+	if o.Artifacts == nil || o.Observer == nil || o.Finisher == nil {
+		return nil, errors.New("worker: a handler needs Artifacts, a Finisher and an Observer")
 	}
 	if !o.Proxies.Empty() && o.Rotation == nil {
 		return nil, errors.New("worker: proxies need a Rotation")
@@ -90,7 +91,7 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{pool: o.Pool, shots: o.Artifacts, results: o.Results, jobs: o.Jobs, searchURL: u, proxies: o.Proxies,
+	return &Handler{pool: o.Pool, shots: o.Artifacts, finish: o.Finisher, searchURL: u, proxies: o.Proxies,
 		rotation: o.Rotation, onProxy: o.CountProxy, log: o.Logger, now: o.Now, observer: o.Observer, visits: o.Visits}, nil
 }
 
@@ -108,50 +109,22 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	log := h.log.With("task", p.Key)
 	log.Debug("overview task", "query", p.Query, "country", p.CountryCode, "language", p.LanguageCode)
 	start := h.now()
-	if h.jobs != nil {
-		if err := h.jobs.Started(ctx, p.Key); err != nil {
-			log.Warn("mark jobs running", "error", err)
-		}
+	if err := h.finish.Started(ctx, p.Key); err != nil {
+		log.Warn("mark jobs running", "error", err)
 	}
 	steps := map[string]time.Duration{}
 	res, err := h.visit(ctx, log, p, steps)
 	h.observe(ctx, p.Surface, start, res, err, steps)
 	h.recordVisit(ctx, p, start, err, steps)
 	if err != nil {
-		return h.fail(ctx, log, p.Key, err)
+		return h.fail(ctx, log, p, err)
 	}
-	out := jobs.Outcome{Result: &res, Cached: h.cache(ctx, log, p, res)}
-	if err := h.results.Publish(ctx, p.Key, out); err != nil {
+	if err := h.finish.Finish(ctx, p, jobs.Outcome{Result: &res}); err != nil {
 		return err
 	}
-	h.finishJobs(ctx, log, p.Key, out)
 	log.Info("overview done", "outcome", outcome(ctx, res, nil), "sources", len(res.Overview.Sources),
 		"duration", h.now().Sub(start), "steps_ms", milliseconds(steps))
 	return nil
-}
-
-// cache stores res for the longest ttl that the requests sharing the task
-// asked for, so that a result is not lost when they all gave up waiting;
-// a task that only cache-off requests wanted is not cached. A failure is
-// logged: the waiting requests still get the outcome. It reports whether
-// res was cached.
-func (h *Handler) cache(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload, res kisa.Result) bool {
-	ttl := time.Duration(p.CacheTTL) * time.Second
-	if p.Run != "" {
-		wished, err := h.results.Wished(ctx, p.Run)
-		if err != nil {
-			log.Warn("read cache wishes", "error", err)
-		}
-		ttl = max(ttl, wished)
-	}
-	if ttl <= 0 {
-		return false
-	}
-	if err := h.results.Store(ctx, p.Key, res, ttl); err != nil {
-		log.Warn("cache result", "error", err)
-		return false
-	}
-	return true
 }
 
 // visit opens the page, extracts the overview and stores the screenshots
@@ -298,9 +271,10 @@ func (h *Handler) storeShots(ctx context.Context, prefix string, names []string,
 	return out, nil
 }
 
-// fail publishes a failure when it is final (see final) and returns what
-// asynq needs: err itself to retry, or err wrapped in asynq.SkipRetry.
-func (h *Handler) fail(ctx context.Context, log *slog.Logger, key string, err error) error {
+// fail ends the visit with its failure when it is final (see final) and
+// returns what asynq needs: err itself to retry, or err wrapped in
+// asynq.SkipRetry.
+func (h *Handler) fail(ctx context.Context, log *slog.Logger, p jobs.OverviewPayload, err error) error {
 	f, part := kisa.FailureOf(err)
 	last, retryable := final(ctx, f)
 	log.Warn("overview failed", "error", err, "failure", f, "part", part, "final", last)
@@ -311,27 +285,13 @@ func (h *Handler) fail(ctx context.Context, log *slog.Logger, key string, err er
 	if ev := (*evidenceError)(nil); errors.As(err, &ev) {
 		out.Evidence = ev.prefix
 	}
-	if perr := h.results.Publish(context.WithoutCancel(ctx), key, out); perr != nil {
+	if perr := h.finish.Finish(context.WithoutCancel(ctx), p, out); perr != nil {
 		log.Error("publish failure", "error", perr)
 	}
-	h.finishJobs(context.WithoutCancel(ctx), log, key, out)
 	if !retryable {
 		return fmt.Errorf("%w: %w", asynq.SkipRetry, err)
 	}
 	return err
-}
-
-// finishJobs ends the async jobs waiting on key, after the outcome was
-// published (so that a job stored meanwhile finds it as a recent
-// outcome). A failure here is logged, not retried: the maintenance task
-// starts a new visit for jobs left open.
-func (h *Handler) finishJobs(ctx context.Context, log *slog.Logger, key string, out jobs.Outcome) {
-	if h.jobs == nil {
-		return
-	}
-	if err := h.jobs.Finish(ctx, key, out); err != nil {
-		log.Error("finish jobs", "error", err)
-	}
 }
 
 // final says whether a failure f ends the task now (last), and whether

@@ -16,9 +16,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/proxies"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/storage"
@@ -49,6 +51,14 @@ func testArtifacts(t *testing.T) *storage.Artifacts {
 	return shots
 }
 
+// testFinisher ends visits on the test's Redis and the test database
+// (where no job waits on the test's keys).
+func testFinisher(t *testing.T, rdb *redis.Client, results *storage.Results) *overview.Finisher {
+	t.Helper()
+	return overview.NewFinisher(overview.FinisherOptions{Results: results, DB: testenv.Postgres(t),
+		Client: asynq.NewClientFromRedisClient(rdb)})
+}
+
 func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	t.Helper()
 	rdb := testenv.Redis(t)
@@ -70,7 +80,7 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	t.Cleanup(func() { pool.Close() })
 	results := testenv.Results(t, rdb, "test:")
 	reg := prometheus.NewRegistry()
-	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: shots, Results: results,
+	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: shots, Finisher: testFinisher(t, rdb, results),
 		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler), Observer: NewMetrics(reg, pool)})
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +318,8 @@ func TestNewHandlerRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok := HandlerOptions{SearchURL: "http://127.0.0.1:1/search", Artifacts: shots, Observer: &Metrics{}}
+	ok := HandlerOptions{SearchURL: "http://127.0.0.1:1/search", Artifacts: shots, Observer: &Metrics{},
+		Finisher: overview.NewFinisher(overview.FinisherOptions{})}
 	tests := []struct {
 		name   string
 		change func(*HandlerOptions)
@@ -316,6 +327,7 @@ func TestNewHandlerRefuses(t *testing.T) {
 		{name: "no search URL", change: func(o *HandlerOptions) { o.SearchURL = "" }},
 		{name: "no artifacts", change: func(o *HandlerOptions) { o.Artifacts = nil }},
 		{name: "no observer", change: func(o *HandlerOptions) { o.Observer = nil }},
+		{name: "no finisher", change: func(o *HandlerOptions) { o.Finisher = nil }},
 		{name: "proxies without a rotation", change: func(o *HandlerOptions) { o.Proxies = set }},
 	}
 	if _, err := NewHandler(ok); err != nil {

@@ -154,20 +154,21 @@ func openArtifacts(ctx context.Context, cfg config.Config) (*storage.Artifacts, 
 	return shots, nil
 }
 
-// newOverviewService builds the overview use case on Redis and the
-// bucket; web and worker processes both use it.
-func newOverviewService(cfg config.Config, rdb *redis.Client, results *storage.Results, shots *storage.Artifacts, log *slog.Logger) *overview.Service {
-	return overview.New(overview.Options{
+// newVisits builds the queue of browser visits on Redis: the web's
+// overview requests and jobs, and the worker's monitor readings and
+// maintenance, enqueue and wait through it.
+func newVisits(cfg config.Config, rdb *redis.Client, results *storage.Results, log *slog.Logger) *overview.Visits {
+	return overview.NewVisits(overview.VisitsOptions{
 		Results: results, Client: asynq.NewClientFromRedisClient(rdb),
-		Inspector: asynq.NewInspectorFromRedisClient(rdb), Artifacts: shots, Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
+		Inspector: asynq.NewInspectorFromRedisClient(rdb), Timing: cfg.Timing(), QueueMax: cfg.QueueMax, Logger: log,
 	})
 }
 
-// newJobs builds the async job use case: failures told through the API's
-// table, webhooks sent through the SSRF guard's client.
-func newJobs(cfg config.Config, svc *overview.Service, db *storage.DB, secrets *storage.Secrets, log *slog.Logger) *overview.Jobs {
+// newJobs builds the async job use case: webhooks sent through the SSRF
+// guard's client.
+func newJobs(cfg config.Config, visits *overview.Visits, db *storage.DB, secrets *storage.Secrets, shots *storage.Artifacts, log *slog.Logger) *overview.Jobs {
 	return overview.NewJobs(overview.JobsOptions{
-		Service: svc, DB: db, Secrets: secrets,
+		Visits: visits, Artifacts: shots, DB: db, Secrets: secrets,
 		HTTP:      webhook.Guard{AllowPrivate: cfg.WebhookAllowPrivate}.Client(),
 		Retention: cfg.JobRetention, Logger: log,
 	})

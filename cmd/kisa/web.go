@@ -15,6 +15,7 @@ import (
 	"github.com/kisa-dev/kisa/api"
 	"github.com/kisa-dev/kisa/migrations"
 	"github.com/kisa-dev/kisa/ops"
+	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/webhook"
 )
@@ -59,7 +60,7 @@ func runWeb(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	overviews := newOverviewService(cfg, rdb, results, shots, log)
+	visits := newVisits(cfg, rdb, results, log)
 	dashboard, err := newDashboard(cfg)
 	if err != nil {
 		return err
@@ -78,8 +79,8 @@ func runWeb(ctx context.Context, e env, args []string) error {
 		Observations: recorder, TrustedProxies: cfg.TrustedProxies,
 		Registry: reg, AdminToken: cfg.AdminToken, Dashboard: dashboardHandler(dashboard),
 		Countries:   cfg.Proxies,
-		Overviews:   overviews,
-		Jobs:        newJobs(cfg, overviews, db, secrets, log),
+		Overviews:   overview.New(overview.Options{Visits: visits, Artifacts: shots, Logger: log}),
+		Jobs:        newJobs(cfg, visits, db, secrets, shots, log),
 		Monitors:    newMonitors(cfg, db, rdb, shots, secrets, nil, log),
 		Webhooks:    webhook.Guard{AllowPrivate: cfg.WebhookAllowPrivate},
 		Completions: api.Completions{URL: cfg.CompletionsURL, Key: cfg.CompletionsKey, Timeout: cfg.CompletionsTimeout},

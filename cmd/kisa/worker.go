@@ -49,9 +49,9 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	overviews := newOverviewService(cfg, rdb, results, shots, log)
-	js := newJobs(cfg, overviews, db, secrets, log)
-	mons := newMonitors(cfg, db, rdb, shots, secrets, overviews, log)
+	queue := newVisits(cfg, rdb, results, log)
+	js := newJobs(cfg, queue, db, secrets, shots, log)
+	mons := newMonitors(cfg, db, rdb, shots, secrets, queue, log)
 	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
 		RecycleAfter: cfg.BrowserRecycle, VisitTimeout: cfg.VisitTimeout, SettleQuiet: cfg.OverviewSettle,
 		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, SearchURL: cfg.SearchURL,
@@ -81,7 +81,9 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	visits := newVisitWriter(cfg, db, reg, log)
 	defer closeWriter(visits, log)
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Artifacts: shots, Visits: visits,
-		Results: results, Jobs: js, SearchURL: cfg.SearchURL, Proxies: cfg.Proxies,
+		Finisher: overview.NewFinisher(overview.FinisherOptions{Results: results, DB: db,
+			Client: asynq.NewClientFromRedisClient(rdb), Logger: log}),
+		SearchURL: cfg.SearchURL, Proxies: cfg.Proxies,
 		Rotation: storage.NewProxyRotation(rdb, storage.KeyPrefix, cfg.ProxyCooldown), CountProxy: metrics.ProxyVisit,
 		Logger: log, Observer: metrics})
 	if err != nil {
