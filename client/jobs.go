@@ -93,11 +93,13 @@ type Batch struct {
 	Webhook    *WebhookDelivery `json:"webhook,omitempty"`
 }
 
-// BatchJob is one job of a batch.
+// BatchJob is one job of a batch; Surface is "ai-mode" or "web-search",
+// empty for an overview.
 type BatchJob struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Query  string `json:"query"`
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Query   string `json:"query"`
+	Surface string `json:"surface,omitempty"`
 }
 
 const overviewPath = "/v1/networks/browser/ai-overview"

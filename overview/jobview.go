@@ -156,11 +156,12 @@ type Batch struct {
 	Webhook    *WebhookView   `json:"webhook,omitempty"`
 }
 
-// BatchItem is one job of a batch.
+// BatchItem is one job of a batch; Surface is absent for an overview.
 type BatchItem struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Query  string `json:"query"`
+	ID      string       `json:"id"`
+	Status  string       `json:"status"`
+	Query   string       `json:"query"`
+	Surface kisa.Surface `json:"surface,omitempty"`
 }
 
 // Batch statuses.
@@ -182,7 +183,7 @@ func batchView(b storage.Batch, rows []storage.Job) (Batch, error) {
 		if r.Status == storage.JobQueued || r.Status == storage.JobRunning {
 			out.Status = BatchRunning
 		}
-		out.Jobs = append(out.Jobs, BatchItem{ID: r.ID.String(), Status: r.Status, Query: req.Query})
+		out.Jobs = append(out.Jobs, BatchItem{ID: r.ID.String(), Status: r.Status, Query: req.Query, Surface: req.Surface})
 	}
 	if out.Status == BatchRunning {
 		out.FinishedAt = nil

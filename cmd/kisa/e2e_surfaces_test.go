@@ -108,8 +108,9 @@ func TestSurfacesEndToEnd(t *testing.T) {
 			b, err := s.api.GetBatch(ctx, batch.ID)
 			return err == nil && b.Status == "done"
 		})
-		var got []string
+		var got, surfaces []string
 		for _, bj := range batch.Jobs {
+			surfaces = append(surfaces, bj.Surface)
 			j, err := s.api.GetJob(ctx, bj.ID)
 			if err != nil || j.Status != client.JobDone {
 				t.Fatalf("job %s = %+v, %v", bj.ID, j, err)
@@ -122,8 +123,8 @@ func TestSurfacesEndToEnd(t *testing.T) {
 				got = append(got, "ai-overview")
 			}
 		}
-		if strings.Join(got, ",") != "ai-overview,ai-mode,web-search" {
-			t.Errorf("batch results read as %v, want one of each surface in order", got)
+		if strings.Join(got, ",") != "ai-overview,ai-mode,web-search" || strings.Join(surfaces, ",") != ",ai-mode,web-search" {
+			t.Errorf("batch results read as %v, jobs name surfaces %q; want one of each surface in order", got, surfaces)
 		}
 	})
 
