@@ -5,7 +5,12 @@
 // service's own and talks to no server.
 package kisa
 
-import "time"
+import (
+	"errors"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Citation is one inline citation of an overview (spec 2.4).
 type Citation struct {
@@ -81,3 +86,13 @@ const (
 
 // Devices lists the devices in the order the API documents them.
 var Devices = []string{DeviceDesktop, DeviceMobile}
+
+// CheckDevice returns an error saying what is wrong with d as a request's
+// `device` (one of Devices), nil when it is one. Every request that takes
+// a device (the single-call endpoints, a monitor's targets) checks it here.
+func CheckDevice(d string) error {
+	if !slices.Contains(Devices, d) {
+		return errors.New("must be one of: " + strings.Join(Devices, ", "))
+	}
+	return nil
+}

@@ -272,7 +272,7 @@ func (s *Server) history(c *gin.Context) {
 }
 
 // historyColumns are the CSV's columns.
-var historyColumns = []string{"time", "status", "failure", "query", "countryCode", "languageCode", "hasOverview",
+var historyColumns = []string{"time", "status", "failure", "query", "countryCode", "languageCode", "device", "location", "hasOverview",
 	"sourcePosition", "sourceUrl", "sourceTitle", "sourceName", "text"}
 
 // writeHistoryCSV answers the history as CSV: one row per reading per
@@ -285,7 +285,7 @@ func writeHistoryCSV(c *gin.Context, h monitor.History) {
 	w.Write(historyColumns)
 	for _, r := range h.Readings {
 		base := []string{r.Time.Format(time.RFC3339), r.Status, deref(r.Failure), h.Target.Query,
-			h.Target.CountryCode, h.Target.LanguageCode, boolCell(r.HasOverview)}
+			h.Target.CountryCode, h.Target.LanguageCode, h.Target.Device, h.Target.Location.String(), boolCell(r.HasOverview)}
 		text := deref(r.Text)
 		if len(r.Sources) == 0 {
 			w.Write(append(base, "", "", "", "", text))

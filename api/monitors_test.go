@@ -10,6 +10,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -31,7 +32,8 @@ func newMonitorService(o *Options, rdb *redis.Client, shots *storage.Artifacts) 
 // monitorBody is paused: every worker's scheduler (of other tests too)
 // reads the shared test database's active monitors.
 const monitorBody = `{"name":"Frogs","schedule":{"type":"daily","time":"06:00"},"paused":true,
-	"targets":[{"query":"cached frogs","countryCode":"us","languageCode":"en"},{"query":"tree frogs","countryCode":"us","languageCode":"en"}],
+	"targets":[{"query":"cached frogs","countryCode":"us","languageCode":"en","device":"mobile","location":"Austin,Texas,United States"},
+		{"query":"tree frogs","countryCode":"us","languageCode":"en"}],
 	"watch":{"domains":["nature.example"]}}`
 
 // seededMonitor creates a monitor of account through the use case and
@@ -94,7 +96,7 @@ func (f *openapiFixture) monitorExchanges(tb testing.TB) []exchange {
 	add("monitor invalid", m, req("POST", monitorsPath, f.key, `{"name":"","schedule":{"type":"cron","cron":"* * * * *"},"targets":[]}`), 422, `"schedule.cron"`)
 	add("monitors list", m, req("GET", monitorsPath+"?limit=1", f.key, ""), 200, `"nextCursor":"`)
 	add("monitors list bad limit", m, req("GET", monitorsPath+"?limit=0", f.key, ""), 422, "")
-	add("monitor", m, req("GET", base, f.key, ""), 200, `"targets":[{`)
+	add("monitor", m, req("GET", base, f.key, ""), 200, `"device":"mobile","location":"Austin,Texas,United States"}`)
 	add("monitor unknown", m, req("GET", unknown, f.key, ""), 404, "")
 	add("monitor paused", m, req("PATCH", base, f.key, `{"paused":true,"watch":{"domains":["nature.example","frogs.example"]}}`), 200, `"paused":true`)
 	add("monitor patch unknown", m, req("PATCH", unknown, f.key, `{"paused":true}`), 404, "")
@@ -115,7 +117,7 @@ func (f *openapiFixture) monitorExchanges(tb testing.TB) []exchange {
 	add("visibility bad group", m, req("GET", base+"/visibility?groupBy=week", f.key, ""), 422, "")
 	hist := base + "/targets/" + target + "/history"
 	add("history", m, req("GET", hist+span, f.key, ""), 200, `"position":1`)
-	add("history as CSV", m, req("GET", hist+span+"&format=csv", f.key, ""), 200, "1,https://nature.example/frogs,Frogs")
+	add("history as CSV", m, req("GET", hist+span+"&format=csv", f.key, ""), 200, `mobile,"Austin,Texas,United States",true,1,https://nature.example/frogs,Frogs`)
 	add("history unknown target", m, req("GET", base+"/targets/"+uuid.NewString()+"/history", f.key, ""), 404, "")
 	add("history bad format", m, req("GET", hist+"?format=xml", f.key, ""), 422, "")
 	for _, op := range []struct{ method, path, body string }{
@@ -230,5 +232,71 @@ func TestMonitorLimitsAndPatch(t *testing.T) {
 	hourly := do(t, srv, request("PATCH", monitorsPath+"/"+created.Data.ID, key, `{"paused":false,"schedule":{"type":"hourly"},"targets":[{"query":"a"},{"query":"b"},{"query":"c"},{"query":"d","countryCode":"de"},{"query":"e"}]}`))
 	if hourly.Status != 422 || !strings.Contains(hourly.Body, `"schedule":"this account's monitors may read at most 100 targets a day`) {
 		t.Errorf("hourly monitor of 5 targets past 100 a day: %d %s", hourly.Status, hourly.Body)
+	}
+}
+
+// TestMonitorTargetPlaces checks a target's device and location: refused
+// as the overview request refuses them (each problem at its target's
+// path), shown as given, and part of the target's identity (a target
+// read elsewhere is another target, with a history of its own).
+func TestMonitorTargetPlaces(t *testing.T) {
+	rdb := testenv.Redis(t)
+	srv := newTestServer(t, 0, withOverviews(t, rdb, time.Second))
+	_, key := newCaller(t, srv.db)
+	const head = `{"name":"Cafes","schedule":{"type":"daily","time":"06:00"},"paused":true,"watch":{"domains":[]},"targets":`
+	bad := do(t, srv, request("POST", monitorsPath, key, head+`[{"query":"cafe","device":"tablet"},
+		{"query":"cafe","countryCode":"de","location":{"latitude":"48"}},
+		{"query":"cafe","countryCode":"at","location":"Munich,Bavaria,Germany"},
+		{"query":"cafe","location":null},{"query":"cafe","location":{"latitude":91,"longitude":11,"alt":3}}]}`))
+	checkJSON(t, bad, 422, `{"status":false,"error":"validation failed","errors":{`+
+		`"targets[0].device":"must be one of: desktop, mobile",`+
+		`"targets[1].location.latitude":"must be a number of decimal degrees","targets[1].location.longitude":"is required",`+
+		`"targets[2].location":"names a place in \"Germany\", not in Austria (countryCode \"at\"); its last part must be \"Austria\"",`+
+		`"targets[3].location":"must be a place name or {latitude, longitude}",`+
+		`"targets[4].location.alt":"unknown field; allowed: latitude, longitude","targets[4].location.latitude":"must be from -90 to 90 degrees"}}`)
+
+	three := `[{"query":"cafe","countryCode":"de","device":"mobile","location":"Munich,Bavaria,Germany"},
+		{"query":"cafe","countryCode":"de","location":{"latitude":48.137,"longitude":11.575}},{"query":"cafe","countryCode":"de"}]`
+	res := do(t, srv, request("POST", monitorsPath, key, head+three+`}`))
+	if res.Status != 201 {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	for _, want := range []string{`"query":"cafe","countryCode":"de","languageCode":"de","device":"mobile","location":"Munich,Bavaria,Germany"}`,
+		`"device":"desktop","location":{"latitude":48.137,"longitude":11.575}}`, `"languageCode":"de","device":"desktop"}]`} {
+		if !strings.Contains(res.Body, want) {
+			t.Errorf("created monitor lacks %s: %s", want, res.Body)
+		}
+	}
+	var created struct{ Data monitor.View }
+	json.Unmarshal([]byte(res.Body), &created)
+	ids := func(v monitor.View) (out []string) {
+		for _, t := range v.Targets {
+			out = append(out, t.ID)
+		}
+		return out
+	}
+	before := ids(created.Data)
+	if len(before) != 3 || before[0] == before[1] || before[1] == before[2] {
+		t.Fatalf("three targets of one query in three places: %v", before)
+	}
+	path := monitorsPath + "/" + created.Data.ID
+	var renamed struct{ Data monitor.View }
+	res = do(t, srv, request("PATCH", path, key, `{"name":"Cafes in Munich"}`))
+	if err := json.Unmarshal([]byte(res.Body), &renamed); err != nil || !strings.Contains(res.Body, `"location":"Munich,Bavaria,Germany"`) {
+		t.Fatalf("rename: %d %s", res.Status, res.Body)
+	}
+	if diff := cmp.Diff(before, ids(renamed.Data)); diff != "" {
+		t.Errorf("a rename changed the targets' ids (-before +after):\n%s", diff)
+	}
+	moved := strings.Replace(three, `"longitude":11.575`, `"longitude":11.58`, 1)
+	moved = strings.Replace(moved, `"device":"mobile",`, ``, 1)
+	var edited struct{ Data monitor.View }
+	res = do(t, srv, request("PATCH", path, key, `{"targets":`+moved+`}`))
+	if err := json.Unmarshal([]byte(res.Body), &edited); err != nil || res.Status != 200 {
+		t.Fatalf("edit: %d %s", res.Status, res.Body)
+	}
+	after := ids(edited.Data)
+	if len(after) != 3 || after[0] == before[0] || after[1] == before[1] || after[2] != before[2] {
+		t.Errorf("ids after moving two targets = %v; before %v (only the third stays)", after, before)
 	}
 }

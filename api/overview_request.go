@@ -153,8 +153,8 @@ func parseDevice(v validation, raw json.RawMessage) string {
 	if !decodeAs(v, "device", raw, &d, "a string") {
 		return kisa.DeviceDesktop
 	}
-	if !slices.Contains(kisa.Devices, d) {
-		v.add("device", "must be one of: %s", strings.Join(kisa.Devices, ", "))
+	if err := kisa.CheckDevice(d); err != nil {
+		v.add("device", "%s", err.Error())
 	}
 	return d
 }

@@ -83,7 +83,11 @@ func (s *Service) History(ctx context.Context, account, id, target uuid.UUID, sp
 	if err != nil {
 		return History{}, unavailable(err)
 	}
-	h := History{Target: TargetView{ID: t.ID.String(), Target: targetOf(t)}, Readings: make([]ReadingView, 0, len(rows))}
+	tv, err := targetOf(t)
+	if err != nil {
+		return History{}, err
+	}
+	h := History{Target: TargetView{ID: t.ID.String(), Target: tv}, Readings: make([]ReadingView, 0, len(rows))}
 	for _, r := range rows {
 		v, err := s.readingView(ctx, r)
 		if err != nil {

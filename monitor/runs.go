@@ -134,8 +134,12 @@ func (s *Service) Read(ctx context.Context, p jobs.MonitorReadingPayload) error 
 	if err != nil {
 		return ignoreGone(err)
 	}
+	loc, err := locationOf(t.Location)
+	if err != nil {
+		return err
+	}
 	res, err := s.read.Fresh(ctx, overview.Request{Query: t.Query, Country: t.CountryCode, Language: t.LanguageCode,
-		Screenshots: true}, run.StartedAt)
+		Device: t.Device, Location: loc, Screenshots: true}, run.StartedAt)
 	if errors.Is(err, overview.ErrNoRoom) {
 		return s.yield(ctx, p)
 	}

@@ -1,11 +1,16 @@
 package monitor
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kisa-dev/kisa/geo"
 )
 
 func intp(i int) *int { return &i }
@@ -103,17 +108,23 @@ func TestSlot(t *testing.T) {
 func TestNormalize(t *testing.T) {
 	d := Definition{Name: "  Shoes  ", Schedule: Schedule{Type: Daily, Time: "06:00"},
 		Targets: []Target{{Query: " best  running shoes ", CountryCode: "US", LanguageCode: "EN"},
-			{Query: "trail shoes", CountryCode: "at", LanguageCode: "de"}},
+			{Query: "trail shoes", CountryCode: "at", LanguageCode: "de"},
+			{Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "mobile", Location: Place{raw: json.RawMessage(`"Graz,Styria,Austria"`)}},
+			{Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Location: Place{raw: json.RawMessage(`{"longitude":15.44,"latitude":47.07}`)}}},
 		Watch: Watch{Domains: []string{"Example.com", "example.com", "bbc.co.uk"}}}
 	got, spec, err := d.Normalize(Vetting{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Definition{Name: "Shoes", Schedule: d.Schedule,
-		Targets: []Target{{Surface: SurfaceAIOverview, Query: "best running shoes", CountryCode: "us", LanguageCode: "en"},
-			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de"}},
+		Targets: []Target{{Surface: SurfaceAIOverview, Query: "best running shoes", CountryCode: "us", LanguageCode: "en", Device: "desktop"},
+			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "desktop"},
+			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "mobile",
+				Location: PlaceOf(geo.Location{Name: "Graz,Styria,Austria"})},
+			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "desktop",
+				Location: PlaceOf(geo.Location{Point: &geo.Point{Latitude: 47.07, Longitude: 15.44}})}},
 		Watch: Watch{Domains: []string{"example.com", "bbc.co.uk"}}}
-	if diff := cmp.Diff(want, got); diff != "" || spec != "0 6 * * *" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Place{})); diff != "" || spec != "0 6 * * *" {
 		t.Errorf("Normalize (-want +got):\n%s\nspec %q", diff, spec)
 	}
 }
@@ -130,6 +141,13 @@ func TestNormalizeProblems(t *testing.T) {
 		{"bad target", Definition{Name: "x", Schedule: Schedule{Type: Hourly},
 			Targets: []Target{{Surface: "ai-mode", Query: " ", CountryCode: "xx", LanguageCode: "english"}}},
 			[]string{"targets[0].surface", "targets[0].query", "targets[0].countryCode", "targets[0].languageCode"}},
+		{"bad device and places", Definition{Name: "x", Schedule: Schedule{Type: Hourly}, Targets: []Target{
+			{Query: "a", CountryCode: "at", Device: "phone", Location: Place{raw: json.RawMessage(`"Munich,Bavaria,Germany"`)}},
+			{Query: "a", CountryCode: "at", Location: Place{raw: json.RawMessage(`{"latitude":100}`)}},
+			{Query: "a", CountryCode: "at", Location: Place{raw: json.RawMessage(`{"latitude":100}`)}},
+			{Query: "a", CountryCode: "xx", Location: Place{raw: json.RawMessage(`"Munich,Bavaria,Germany"`)}}}},
+			[]string{"targets[0].device", "targets[0].location", "targets[1].location.latitude", "targets[1].location.longitude",
+				"targets[2]", "targets[2].location.latitude", "targets[2].location.longitude", "targets[3].countryCode"}},
 		{"country not served", Definition{Name: "x", Schedule: Schedule{Type: Hourly},
 			Targets: []Target{{Query: "a", CountryCode: "fr"}}}, []string{"targets[0].countryCode"}},
 		{"repeated target", Definition{Name: "x", Schedule: Schedule{Type: Hourly}, Targets: []Target{
@@ -161,6 +179,34 @@ func TestNormalizeProblems(t *testing.T) {
 				t.Errorf("fields named (-want +got):\n%s\nall: %v", diff, inv.Fields)
 			}
 		})
+	}
+}
+
+// TestIdentity checks that a target's device and location make it
+// another target, and that a desktop target for the whole country keeps
+// the identity targets had before devices and locations.
+func TestIdentity(t *testing.T) {
+	base := Target{Surface: SurfaceAIOverview, Query: "Trail  Shoes", CountryCode: "at", LanguageCode: "de", Device: "desktop"}
+	old := sha256.Sum256([]byte("ai-overview\x00trail shoes\x00at\x00de"))
+	if got := base.Identity(); got != hex.EncodeToString(old[:16]) {
+		t.Errorf("desktop, whole country: identity %s, want the one before devices %x", got, old[:16])
+	}
+	mobile, named, point, moved := base, base, base, base
+	mobile.Device = "mobile"
+	named.Location = PlaceOf(geo.Location{Name: "Graz,Styria,Austria"})
+	point.Location = PlaceOf(geo.Location{Point: &geo.Point{Latitude: 47.07, Longitude: 15.44}})
+	moved.Location = PlaceOf(geo.Location{Point: &geo.Point{Latitude: 47.07, Longitude: 15.45}})
+	seen := map[string]string{}
+	for name, tg := range map[string]Target{"base": base, "mobile": mobile, "named": named, "point": point, "moved": moved} {
+		if other, ok := seen[tg.Identity()]; ok {
+			t.Errorf("%s and %s have one identity", name, other)
+		}
+		seen[tg.Identity()] = name
+	}
+	same := point
+	same.Location = PlaceOf(geo.Location{Point: &geo.Point{Latitude: 47.07, Longitude: 15.44}})
+	if same.Identity() != point.Identity() {
+		t.Error("the same point made another identity")
 	}
 }
 

@@ -163,8 +163,14 @@ func storedDef(d Definition, spec string, existing []storage.MonitorTarget) (sto
 		out.WebhookURL = &d.Webhook.URL
 	}
 	for _, t := range d.Targets {
-		out.Targets = append(out.Targets, storage.MonitorTarget{Surface: t.Surface, Query: t.Query,
-			CountryCode: t.CountryCode, LanguageCode: t.LanguageCode, Identity: t.Identity()})
+		st := storage.MonitorTarget{Surface: t.Surface, Query: t.Query, CountryCode: t.CountryCode,
+			LanguageCode: t.LanguageCode, Device: t.Device, Identity: t.Identity()}
+		if !t.Location.Location.IsZero() {
+			if st.Location, err = json.Marshal(t.Location.Location); err != nil {
+				return storage.MonitorDef{}, kisa.Fail(kisa.Internal, "", err)
+			}
+		}
+		out.Targets = append(out.Targets, st)
 	}
 	return out, nil
 }

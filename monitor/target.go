@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -12,6 +13,9 @@ import (
 
 	"golang.org/x/net/publicsuffix"
 	"golang.org/x/text/language"
+
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 )
 
 // Surfaces a target can read. Others join as they land (issue 24).
@@ -41,7 +45,46 @@ type Target struct {
 	Query        string `json:"query"`
 	CountryCode  string `json:"countryCode"`
 	LanguageCode string `json:"languageCode"`
+	// Device is kisa.DeviceDesktop (the default) or kisa.DeviceMobile:
+	// the reading's visit is made as that device.
+	Device string `json:"device"`
+	// Location narrows the place of the visit inside the country, as the
+	// overview request's `location` does; absent, the whole country.
+	Location Place `json:"location,omitzero"`
 }
+
+// Place is a target's location: a geo.Location that keeps the JSON it was
+// given until Normalize checks it as the overview request does
+// (geo.ParseJSON, then geo.Location.Check against the country).
+type Place struct {
+	geo.Location
+	raw json.RawMessage // as given; nil once checked or when read from storage
+}
+
+// UnmarshalJSON keeps b for Normalize to check.
+func (p *Place) UnmarshalJSON(b []byte) error {
+	*p = Place{raw: append(json.RawMessage(nil), b...)}
+	return nil
+}
+
+// MarshalJSON writes the location as geo.Location does.
+func (p Place) MarshalJSON() ([]byte, error) { return p.Location.MarshalJSON() }
+
+// IsZero reports whether p names no place (omitzero leaves it out).
+func (p Place) IsZero() bool { return p.raw == nil && p.Location.IsZero() }
+
+// key is the location's part of a target's identity: geo.Location.Key,
+// or the JSON as given while it is unchecked (two invalid locations are
+// not the same target).
+func (p Place) key() string {
+	if p.raw != nil {
+		return "raw:" + string(p.raw)
+	}
+	return p.Location.Key()
+}
+
+// PlaceOf is a Place holding l, already checked.
+func PlaceOf(l geo.Location) Place { return Place{Location: l} }
 
 // normal returns t with whitespace folded, codes lower-cased and the
 // surface defaulted, and the problems of target i.
@@ -70,16 +113,50 @@ func (t Target) normal(i int, p problems) Target {
 	if !validLanguage(t.LanguageCode) {
 		p.add(at("languageCode"), "must be an ISO 639-1 language code")
 	}
+	t.Device = cmp.Or(t.Device, kisa.DeviceDesktop)
+	if err := kisa.CheckDevice(t.Device); err != nil {
+		p.add(at("device"), err.Error())
+	}
+	t.Location = t.Location.checked(at("location"), t.CountryCode, p)
 	return t
 }
 
+// checked parses a location given in JSON as the overview request does,
+// recording its problems under path (path.latitude, ...), and checks that
+// it lies in country (when that is a valid code).
+func (pl Place) checked(path, country string, p problems) Place {
+	if pl.raw != nil {
+		loc, probs := geo.ParseJSON(pl.raw)
+		for k, msg := range probs {
+			if k != "" {
+				k = "." + k
+			}
+			p.add(path+k, msg)
+		}
+		if len(probs) > 0 {
+			return pl
+		}
+		pl = PlaceOf(loc)
+	}
+	if validCountry(country) {
+		if err := pl.Location.Check(country); err != nil {
+			p.add(path, err.Error())
+		}
+	}
+	return pl
+}
+
 // Identity is what makes two targets the same across edits of a monitor:
-// the surface, the query with case and whitespace folded, the country and
-// the language (hashed). A target that keeps its identity keeps its id
-// and history.
+// the surface, the query with case and whitespace folded, the country,
+// the language, the device and the location (hashed). A target that
+// keeps its identity keeps its id and history. A desktop target for the
+// whole country has the identity it had before devices and locations.
 func (t Target) Identity() string {
-	h := sha256.Sum256([]byte(strings.Join([]string{t.Surface, strings.ToLower(strings.Join(strings.Fields(t.Query), " ")),
-		t.CountryCode, t.LanguageCode}, "\x00")))
+	parts := []string{t.Surface, strings.ToLower(strings.Join(strings.Fields(t.Query), " ")), t.CountryCode, t.LanguageCode}
+	if (t.Device != "" && t.Device != kisa.DeviceDesktop) || !t.Location.IsZero() {
+		parts = append(parts, cmp.Or(t.Device, kisa.DeviceDesktop), t.Location.key())
+	}
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(h[:16])
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
 )
@@ -58,13 +59,32 @@ func (s *Service) view(ctx context.Context, m storage.Monitor, full bool) (View,
 	}
 	v.Targets = make([]TargetView, len(ts))
 	for i, t := range ts {
-		v.Targets[i] = TargetView{ID: t.ID.String(), Target: targetOf(t)}
+		tv, err := targetOf(t)
+		if err != nil {
+			return View{}, err
+		}
+		v.Targets[i] = TargetView{ID: t.ID.String(), Target: tv}
 	}
 	return v, nil
 }
 
-func targetOf(t storage.MonitorTarget) Target {
-	return Target{Surface: t.Surface, Query: t.Query, CountryCode: t.CountryCode, LanguageCode: t.LanguageCode}
+// targetOf is a stored target as the API shows it.
+func targetOf(t storage.MonitorTarget) (Target, error) {
+	loc, err := locationOf(t.Location)
+	return Target{Surface: t.Surface, Query: t.Query, CountryCode: t.CountryCode, LanguageCode: t.LanguageCode,
+		Device: t.Device, Location: PlaceOf(loc)}, err
+}
+
+// locationOf reads a stored location (nil: the whole country).
+func locationOf(b []byte) (geo.Location, error) {
+	var loc geo.Location
+	if len(b) == 0 {
+		return loc, nil
+	}
+	if err := json.Unmarshal(b, &loc); err != nil {
+		return loc, kisa.Fail(kisa.Internal, "", err)
+	}
+	return loc, nil
 }
 
 // RunView is a run with its readings' counts.
@@ -196,11 +216,18 @@ type TargetRef struct {
 	Query        string `json:"query"`
 	CountryCode  string `json:"countryCode"`
 	LanguageCode string `json:"languageCode"`
+	Device       string `json:"device"`
+	Location     Place  `json:"location,omitzero"`
 }
 
 func changeView(c storage.MonitorChange) (ChangeView, error) {
+	loc, err := locationOf(c.Location)
 	v := ChangeView{ID: c.ID.String(), RunID: c.RunID.String(), Time: c.CreatedAt.UTC(),
-		Target: TargetRef{ID: c.TargetID.String(), Query: c.Query, CountryCode: c.CountryCode, LanguageCode: c.LanguageCode}}
+		Target: TargetRef{ID: c.TargetID.String(), Query: c.Query, CountryCode: c.CountryCode, LanguageCode: c.LanguageCode,
+			Device: c.Device, Location: PlaceOf(loc)}}
+	if err != nil {
+		return v, err
+	}
 	if err := json.Unmarshal(c.Detail, &v.Change); err != nil {
 		return v, kisa.Fail(kisa.Internal, "", err)
 	}

@@ -40,8 +40,11 @@ type MonitorTarget struct {
 	Query        string    `db:"query"`
 	CountryCode  string    `db:"country_code"`
 	LanguageCode string    `db:"language_code"`
-	Identity     string    `db:"identity"`
-	CreatedAt    time.Time `db:"created_at"`
+	Device       string    `db:"device"` // kisa.DeviceDesktop or kisa.DeviceMobile
+	// Location is the geo.Location's JSON; nil for the whole country.
+	Location  []byte    `db:"location"`
+	Identity  string    `db:"identity"`
+	CreatedAt time.Time `db:"created_at"`
 }
 
 // StringList is a text[] column read as JSON (array_to_json).
@@ -64,7 +67,7 @@ func (l *StringList) Scan(src any) error {
 	return json.Unmarshal(b, (*[]string)(l))
 }
 
-const targetColumns = `id, monitor_id, position, surface, query, country_code, language_code, identity, created_at`
+const targetColumns = `id, monitor_id, position, surface, query, country_code, language_code, device, location, identity, created_at`
 
 // MonitorDef is what creating or replacing a monitor stores. Targets keep
 // their id (and history) across a replacement when their Identity stays.
@@ -103,22 +106,24 @@ func (s *DB) CreateMonitor(ctx context.Context, account, id uuid.UUID, d Monitor
 // putTargets inserts or updates (by identity) the targets of monitor in
 // their given order, in one statement.
 func putTargets(ctx context.Context, tx *sqlx.Tx, monitor uuid.UUID, ts []MonitorTarget) error {
-	ids, surfaces, queries, countries, langs, idents := make([]string, len(ts)), make([]string, len(ts)),
-		make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts)), make([]string, len(ts))
+	col := func() []string { return make([]string, len(ts)) }
+	ids, surfaces, queries, countries, langs, devices, locs, idents := col(), col(), col(), col(), col(), col(), col(), col()
 	for i, t := range ts {
 		if t.ID == uuid.Nil {
 			t.ID, _ = uuid.NewV7()
 		}
 		ids[i], surfaces[i], queries[i], countries[i], langs[i], idents[i] = t.ID.String(), t.Surface, t.Query,
 			t.CountryCode, t.LanguageCode, t.Identity
+		devices[i], locs[i] = t.Device, string(t.Location)
 	}
 	_, err := tx.ExecContext(ctx, `
-		INSERT INTO monitor_targets (id, monitor_id, position, surface, query, country_code, language_code, identity)
-		SELECT t.id::uuid, $1, t.ord - 1, t.surface, t.query, t.country, t.lang, t.ident
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-			WITH ORDINALITY AS t(id, surface, query, country, lang, ident, ord)
+		INSERT INTO monitor_targets (id, monitor_id, position, surface, query, country_code, language_code, device, location, identity)
+		SELECT t.id::uuid, $1, t.ord - 1, t.surface, t.query, t.country, t.lang, COALESCE(NULLIF(t.device, ''), 'desktop'),
+			NULLIF(t.loc, '')::jsonb, t.ident
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+			WITH ORDINALITY AS t(id, surface, query, country, lang, device, loc, ident, ord)
 		ON CONFLICT (monitor_id, identity) DO UPDATE SET position = EXCLUDED.position, query = EXCLUDED.query`,
-		monitor, ids, surfaces, queries, countries, langs, idents)
+		monitor, ids, surfaces, queries, countries, langs, devices, locs, idents)
 	if err != nil {
 		return dbError("store targets", err)
 	}
@@ -540,10 +545,12 @@ type MonitorChange struct {
 	Query        string          `db:"query"`
 	CountryCode  string          `db:"country_code"`
 	LanguageCode string          `db:"language_code"`
+	Device       string          `db:"device"`
+	Location     []byte          `db:"location"` // nil: the whole country
 }
 
 const changeColumns = `c.id, c.run_id, c.target_id, c.reading_id, c.kind, c.detail, c.created_at,
-	t.query, t.country_code, t.language_code`
+	t.query, t.country_code, t.language_code, t.device, t.location`
 
 // Changes returns up to limit change events of monitor created at or
 // after since, oldest first, after cursor (the last of the previous page).

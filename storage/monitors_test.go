@@ -60,6 +60,18 @@ func TestMonitorsCRUD(t *testing.T) {
 	if err := db.DeleteMonitor(ctx, other.ID, m.ID); !errors.Is(err, kisa.NotFound) {
 		t.Errorf("deleting another account's monitor: %v, want NotFound", err)
 	}
+	placed := target("d", "de")
+	placed.Device, placed.Location = "mobile", []byte(`{"latitude": 48.137, "longitude": 11.575}`)
+	p := newMonitor(t, db, acc.ID, target("a", "us"), placed)
+	ts, err := db.MonitorTargets(ctx, p.ID)
+	if err != nil || len(ts) != 2 {
+		t.Fatalf("targets = %+v, %v", ts, err)
+	}
+	if ts[0].Device != "desktop" || ts[0].Location != nil || ts[1].Device != "mobile" ||
+		string(ts[1].Location) != `{"latitude": 48.137, "longitude": 11.575}` {
+		t.Errorf("devices and locations stored: %q %q, %q %q; want desktop, none, mobile, the point",
+			ts[0].Device, ts[0].Location, ts[1].Device, ts[1].Location)
+	}
 	before, _ := queries(t, db, m.ID)
 	// Replace: b stays (its id kept), a goes, c comes first.
 	got, err := db.ReplaceMonitor(ctx, acc.ID, m.ID, storage.MonitorDef{Name: "n", Schedule: json.RawMessage(`{"type":"daily","time":"06:00"}`),
@@ -75,7 +87,7 @@ func TestMonitorsCRUD(t *testing.T) {
 		t.Errorf("replacing another account's monitor: %v", err)
 	}
 	plans, err := db.MonitorPlans(ctx, acc.ID)
-	if err != nil || len(plans) != 1 || plans[0].Targets != 2 || !plans[0].Paused {
+	if err != nil || len(plans) != 2 || plans[0].Targets != 2 || !plans[0].Paused {
 		t.Errorf("MonitorPlans = %+v, %v", plans, err)
 	}
 	active, err := db.ActiveMonitors(ctx)
