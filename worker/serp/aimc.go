@@ -16,7 +16,7 @@ package serp
 var aimc = generation{
 	name:   "aimc",
 	answer: AnswerColumn,
-	blocks: `div.Y3BBE, div.n6owBd, [role="heading"], li`,
+	blocks: `div.Y3BBE, div.n6owBd, [role="heading"], li, tr`,
 	noText: `script, style, template, noscript, svg, button, textarea, ` +
 		`[data-crb-el], [role="dialog"], [aria-hidden="true"], ` +
 		`[role="status"], [role="progressbar"], [aria-live], ` +

@@ -149,8 +149,10 @@ type blockReader struct {
 }
 
 // readBlocks returns the answer's blocks in document order, leaving out
-// empty ones and interface lines. An answer with text but no recognised
-// block yields that text as one block.
+// empty ones and interface lines. Text of the answer outside every block
+// (a first paragraph in a wrapper of its own, an answer without known
+// blocks) is a block too: each run of it between two blocks is one, so
+// that the reading never loses a part of the answer.
 func (g generation) readBlocks(answer *goquery.Selection) []block {
 	if answer.Length() == 0 {
 		return nil
@@ -161,26 +163,53 @@ func (g generation) readBlocks(answer *goquery.Selection) []block {
 		chips:   nodeSet(answer.Find(g.chips)),
 		chipKey: g.chipKey,
 	}
-	root := answer.Get(0)
 	var out []block
-	r.eachBlock(root, func(n *html.Node) { out = appendBlock(out, r.read(n)) })
-	if len(r.blocks) == 0 {
-		out = appendBlock(out, r.read(root))
-	}
-	return out
+	var loose looseText
+	r.walk(answer.Get(0), false, &out, &loose)
+	return appendBlock(out, loose.flush())
 }
 
-// eachBlock calls fn for every block below n that is not inside a skipped
-// subtree, parents before the blocks nested in them.
-func (r blockReader) eachBlock(n *html.Node, fn func(*html.Node)) {
+// looseText collects the answer's text outside every block.
+type looseText struct {
+	sb    strings.Builder
+	chips []string
+	brk   bool
+}
+
+// flush returns the text collected so far as a block and starts anew.
+func (l *looseText) flush() block {
+	b := block{text: normalise(l.sb.String()), chips: l.chips}
+	*l = looseText{}
+	return b
+}
+
+// walk appends to out the blocks below n that are not inside a skipped
+// subtree, parents before the blocks nested in them; outside every block
+// (inBlock false) it collects the text into loose, which a block ends.
+func (r blockReader) walk(n *html.Node, inBlock bool, out *[]block, loose *looseText) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if r.skip[c] {
-			continue
+		if !inBlock && r.chips[c] {
+			loose.chips = append(loose.chips, attr(c, r.chipKey))
 		}
-		if r.blocks[c] {
-			fn(c)
+		switch {
+		case r.skip[c]:
+		case r.blocks[c]:
+			if !inBlock {
+				*out = appendBlock(*out, loose.flush())
+			}
+			*out = appendBlock(*out, r.read(c))
+			r.walk(c, true, out, loose)
+		case inBlock:
+			r.walk(c, true, out, loose)
+		case c.Type == html.TextNode:
+			loose.brk = writeText(&loose.sb, c.Data, loose.brk)
+		case c.Type == html.ElementNode && breaksLine[c.Data]:
+			loose.brk = true
+			r.walk(c, false, out, loose)
+			loose.brk = true
+		default:
+			r.walk(c, false, out, loose)
 		}
-		r.eachBlock(c, fn)
 	}
 }
 
@@ -233,7 +262,7 @@ func writeText(sb *strings.Builder, text string, brk bool) bool {
 // breaksLine are the elements that separate the words around them: a
 // title and a text in two divs are two words, not one.
 var breaksLine = map[string]bool{"div": true, "p": true, "br": true, "li": true, "ul": true, "ol": true,
-	"section": true, "h2": true, "h3": true, "h4": true, "tr": true, "td": true}
+	"section": true, "h2": true, "h3": true, "h4": true, "tr": true, "td": true, "th": true}
 
 // appendBlock appends b to bs unless it has no text or is an interface line.
 func appendBlock(bs []block, b block) []block {

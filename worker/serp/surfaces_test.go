@@ -14,13 +14,16 @@ import (
 // may2025Overview is modelled on the real overview of May 2025 that the
 // issue describes: the aimc answer (subtree, .mZJni column, .Y3BBE
 // blocks) without data-xid="VpUvz", inside the 2025 generation's column,
-// with a "Generating" status line.
+// with a "Generating" status line; its first paragraph stands in a
+// display:contents wrapper of its own (data-subtree="aimfl"), outside
+// every .Y3BBE block, as in the overviews of April 2025.
 const may2025Overview = `<html><body><div jscontroller="EYwa3d" data-loaded="1"><div id="m-x-content">` +
 	`<div jsname="dvXlsc"><div class="rPeykc">Side card text.</div>` +
 	`<div data-subtree="aimc"><div class="mZJni Dn7Fzd">` +
 	`<div role="status" aria-live="polite">Generating</div>` +
-	`<div class="Y3BBE">The first paragraph of the answer.</div>` +
+	`<div data-subtree="aimfl" style="display: contents">The first paragraph of the answer.</div>` +
 	`<div class="Y3BBE">The second paragraph.</div>` +
+	`<table><tr><th>Colour</th><th>Why</th></tr><tr><td>Green</td><td>camouflage</td></tr></table>` +
 	`</div></div></div></div></div></body></html>`
 
 // TestExtractTwoGenerations checks that where two generations' columns
@@ -28,7 +31,7 @@ const may2025Overview = `<html><body><div jscontroller="EYwa3d" data-loaded="1">
 // reaches the text.
 func TestExtractTwoGenerations(t *testing.T) {
 	ov := extract(t, may2025Overview)
-	want := "The first paragraph of the answer.\nThe second paragraph."
+	want := "The first paragraph of the answer.\nThe second paragraph.\nColour Why\nGreen camouflage"
 	if ov.Text != want {
 		t.Errorf("Text = %q, want %q", ov.Text, want)
 	}
