@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/kisa-dev/kisa/geo"
 )
 
 // monitorsPath is the root of the monitor endpoints.
@@ -32,6 +34,13 @@ type MonitorTarget struct {
 	Query        string `json:"query"`
 	CountryCode  string `json:"countryCode,omitempty"`
 	LanguageCode string `json:"languageCode,omitempty"`
+	// Device is "desktop" (the API's default) or "mobile": the target is
+	// read as that device.
+	Device string `json:"device,omitempty"`
+	// Location narrows where inside the country the target is read: a
+	// canonical place name or coordinates; nil is the whole country.
+	// Device and Location are part of the target's identity.
+	Location *geo.Location `json:"location,omitempty"`
 }
 
 // MonitorDefinition is what creating a monitor sends.
@@ -99,7 +108,8 @@ type MonitorChange struct {
 	ID     string `json:"id"`
 	RunID  string `json:"runId"`
 	Target struct {
-		ID, Query, CountryCode, LanguageCode string
+		ID, Query, CountryCode, LanguageCode, Device string
+		Location                                     *geo.Location
 	} `json:"target"`
 	Time       time.Time `json:"time"`
 	Kind       string    `json:"kind"`

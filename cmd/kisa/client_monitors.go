@@ -50,20 +50,64 @@ func defineMonitorsList(fs *flag.FlagSet) func([]string) (clientCall, error) {
 
 func defineMonitorCreate(fs *flag.FlagSet) func([]string) (clientCall, error) {
 	file := fs.String("file", "", `JSON definition: {"name", "schedule", "targets", "watch", "webhook", "paused"}`)
+	place := definePlaceFlags(fs)
 	return func(args []string) (clientCall, error) {
 		if len(args) > 0 || *file == "" {
 			return clientCall{}, errors.New("give the definition with --file and no arguments")
 		}
-		b, err := os.ReadFile(*file)
+		b, err := place.read(*file)
 		if err != nil {
 			return clientCall{}, err
 		}
-		return clientCall{method: http.MethodPost, path: monitorsRoot, body: json.RawMessage(b)}, nil
+		return clientCall{method: http.MethodPost, path: monitorsRoot, body: b}, nil
 	}
+}
+
+// placeFlags are --device and --location of the commands that send
+// targets: they set the device and location of every target of the file
+// that names none.
+type placeFlags struct{ device, location *string }
+
+func definePlaceFlags(fs *flag.FlagSet) placeFlags {
+	return placeFlags{
+		device: fs.String("device", "", "desktop or mobile: of every target of --file that names no device (API default desktop)"),
+		location: fs.String("location", "",
+			`place inside the country of every target of --file that names none: a canonical name ("Munich,Bavaria,Germany") or "latitude,longitude"`),
+	}
+}
+
+// read reads the JSON object of file and, when the flags are given, sets
+// them on its targets that lack them; the API checks the result.
+func (p placeFlags) read(file string) (json.RawMessage, error) {
+	b, err := os.ReadFile(file)
+	if err != nil || (*p.device == "" && *p.location == "") {
+		return b, err
+	}
+	var def map[string]json.RawMessage
+	var targets []map[string]json.RawMessage
+	if err := json.Unmarshal(b, &def); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if err := json.Unmarshal(def["targets"], &targets); err != nil || targets == nil {
+		return nil, fmt.Errorf("%s: --device and --location need a list of targets", file)
+	}
+	for _, t := range targets {
+		if _, ok := t["device"]; !ok && *p.device != "" {
+			t["device"], _ = json.Marshal(*p.device)
+		}
+		if _, ok := t["location"]; !ok && *p.location != "" {
+			t["location"], _ = json.Marshal(parseLocationFlag(*p.location))
+		}
+	}
+	if def["targets"], err = json.Marshal(targets); err != nil {
+		return nil, err
+	}
+	return json.Marshal(def)
 }
 
 func defineMonitorUpdate(fs *flag.FlagSet) func([]string) (clientCall, error) {
 	file := fs.String("file", "", "JSON object of the fields to replace")
+	place := definePlaceFlags(fs)
 	pause := fs.Bool("pause", false, "pause the monitor")
 	resume := fs.Bool("resume", false, "resume the monitor")
 	return func(args []string) (clientCall, error) {
@@ -73,7 +117,7 @@ func defineMonitorUpdate(fs *flag.FlagSet) func([]string) (clientCall, error) {
 		var body json.RawMessage
 		switch {
 		case *file != "" && !*pause && !*resume:
-			b, err := os.ReadFile(*file)
+			b, err := place.read(*file)
 			if err != nil {
 				return clientCall{}, err
 			}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -52,13 +54,17 @@ func TestMonitorsEndToEnd(t *testing.T) {
 		Paragraphs: []string{"Trail shoes need grippy soles and a protective toe cap for rocky ground."},
 		Links:      links("https://shop.example.com/trail", "https://guide.example.org/", "https://forum.example.net/t")})
 	s.fixture.SetVariant(road, serpfixture.Variant{Kind: serpfixture.VariantNone})
+	// A third target is read as a phone in Austin.
+	city := "running shoes near me " + testenv.RandomHex(3)
+	s.fixture.SetVariant(city, serpfixture.Variant{Kind: serpfixture.VariantNone})
 
 	// A daily schedule at the next minute at least 45 s away: both
 	// workers' schedulers sync (every 30 s) before it fires.
 	at := time.Now().UTC().Add(105 * time.Second).Truncate(time.Minute)
 	body := fmt.Sprintf(`{"name":"Shoes","schedule":{"type":"daily","time":"%s"},"watch":{"domains":["example.com"]},
-		"webhook":{"url":%q},"targets":[{"query":%q,"countryCode":"us","languageCode":"en"},{"query":%q,"countryCode":"us","languageCode":"en"}]}`,
-		at.Format("15:04"), rcv.url+"/monitor", trail, road)
+		"webhook":{"url":%q},"targets":[{"query":%q,"countryCode":"us","languageCode":"en"},{"query":%q,"countryCode":"us","languageCode":"en"},
+		{"query":%q,"countryCode":"us","languageCode":"en","device":"mobile","location":"Austin,Texas,United States"}]}`,
+		at.Format("15:04"), rcv.url+"/monitor", trail, road, city)
 	status, _, raw := call(t, http.MethodPost, s.base+"/v1/monitors", key, body)
 	if status != http.StatusCreated {
 		t.Fatalf("create: %d %s", status, raw)
@@ -67,8 +73,14 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	base := s.base + "/v1/monitors/" + mon.ID
 
 	first := waitRun(t, s, key, base, func(r monitor.RunView) bool { return r.Trigger == monitor.TriggerSchedule }, time.Until(at)+3*time.Minute)
-	if !first.Slot.Equal(at) || first.Counts != (monitor.RunCounts{Targets: 2, Read: 2}) {
-		t.Errorf("scheduled run = %+v, want slot %s and 2 targets read", first, at)
+	if !first.Slot.Equal(at) || first.Counts != (monitor.RunCounts{Targets: 3, Read: 3}) {
+		t.Errorf("scheduled run = %+v, want slot %s and 3 targets read", first, at)
+	}
+	if seen, _ := s.fixture.Seen(city); !seen.Mobile || seen.Location.Name != "Austin,Texas,United States" || seen.ClientHints[1] != "?1" {
+		t.Errorf("the phone in Austin's target was read as %+v", seen)
+	}
+	if seen, _ := s.fixture.Seen(trail); seen.Mobile || !seen.Location.IsZero() {
+		t.Errorf("the desktop target for the whole country was read as %+v", seen)
 	}
 	if runs := listRuns(t, base, key); len(runs) != 1 {
 		t.Errorf("%d runs after the scheduled one, want 1 (two schedulers, one run): %+v", len(runs), runs)
@@ -138,11 +150,16 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	}
 	status, _, raw = call(t, http.MethodGet, base+"/visibility?from=2000-01-01&groupBy=country", key, "")
 	vis := dataOf[monitor.Visibility](t, raw)
-	if status != http.StatusOK || len(vis.Groups) != 1 || vis.Groups[0].Targets != 2 || vis.Groups[0].Domains[0].Domain != "example.com" {
+	if status != http.StatusOK || len(vis.Groups) != 1 || vis.Groups[0].Targets != 3 || vis.Groups[0].Domains[0].Domain != "example.com" {
 		t.Errorf("visibility: %d %s", status, raw)
 	}
 
-	// The same through `kisa client monitors ...`.
+	// The same through `kisa client monitors ...`; --device and --location
+	// place the file's targets that name no place.
+	file := filepath.Join(t.TempDir(), "targets.json")
+	if err := os.WriteFile(file, []byte(`{"targets":[{"query":"shoes","countryCode":"us"},{"query":"shoes","countryCode":"de","location":"Berlin,Berlin,Germany"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env := testenv.Environ(append(append([]string{}, s.environ...), "KISA_URL="+s.base, "KISA_API_KEY="+key)...)
 	for _, c := range []struct {
 		args []string
@@ -153,6 +170,8 @@ func TestMonitorsEndToEnd(t *testing.T) {
 		{[]string{"history", mon.ID, target, "--from", "2000-01-01T00:00:00Z", "--csv"}, "time,status,failure,query"},
 		{[]string{"visibility", mon.ID, "--group-by", "country"}, `"citedShare"`},
 		{[]string{"update", mon.ID, "--pause"}, `"paused": true`},
+		{[]string{"update", mon.ID, "--file", file, "--device", "mobile", "--location", "30.2672,-97.7431"},
+			`"latitude": 30.2672`},
 		{[]string{"delete", mon.ID}, mon.ID},
 	} {
 		out, errOut, err := cliRun(t, env, "", append([]string{"client", "monitors"}, c.args...)...)
