@@ -129,23 +129,26 @@ func (s *suite) monitorRows(run runView, visits int, quiet, busy map[string]tabl
 		Baseline: "-", Ratio: "-", Target: "every target read", Met: yes(read == run.Counts.Targets),
 		Raw: map[string]any{"run": run, "seconds": took.Seconds()}})
 
-	rows, bytes := int64(0), int64(0)
+	rows, bytes, rowBytes := int64(0), int64(0), int64(0)
 	var parts []string
 	per := map[string]tableSize{}
 	for _, name := range sortedKeys(busy) {
-		d := tableSize{Rows: busy[name].Rows - quiet[name].Rows, Bytes: busy[name].Bytes - quiet[name].Bytes}
-		if d.Rows == 0 && d.Bytes == 0 {
+		d := tableSize{Rows: busy[name].Rows - quiet[name].Rows, Bytes: busy[name].Bytes - quiet[name].Bytes,
+			RowBytes: busy[name].RowBytes - quiet[name].RowBytes}
+		if d.Rows == 0 && d.Bytes == 0 && d.RowBytes == 0 {
 			continue
 		}
 		per[name] = d
-		rows, bytes = rows+d.Rows, bytes+d.Bytes
+		rows, bytes, rowBytes = rows+d.Rows, bytes+d.Bytes, rowBytes+d.RowBytes
 		if read > 0 {
-			parts = append(parts, fmt.Sprintf("%s %.2f rows, %.0f bytes", name, float64(d.Rows)/float64(read), float64(d.Bytes)/float64(read)))
+			parts = append(parts, fmt.Sprintf("%s %.2f rows, %.0f bytes of row data, table +%.0f bytes", name,
+				float64(d.Rows)/float64(read), float64(d.RowBytes)/float64(read), float64(d.Bytes)/float64(read)))
 		}
 	}
 	perReading := func(n int64) float64 { return float64(n) / float64(max(read, 1)) }
 	s.res.add(row{Figure: fmt.Sprintf("monitor cost per reading (a daily monitor of %d targets: %d readings a day)", run.Counts.Targets, run.Counts.Targets),
-		Kisa:     fmt.Sprintf("%.2f browser visits, %.1f PostgreSQL rows, %.1f kB (tables and indexes) per reading", perReading(int64(visits)), perReading(rows), perReading(bytes)/1000),
+		Kisa: fmt.Sprintf("%.2f browser visits, %.1f PostgreSQL rows, %.1f kB of row data (tables with indexes grew %.1f kB) per reading",
+			perReading(int64(visits)), perReading(rows), perReading(rowBytes)/1000, perReading(bytes)/1000),
 		Baseline: "-", Ratio: "-", Target: "one visit per reading", Met: yes(visits == read),
 		Raw: map[string]any{"visits": visits, "readings": read, "tables": per}})
 	s.res.note("monitor, PostgreSQL growth per reading by table (the run's, less the probes'): %s.", strings.Join(parts, "; "))
@@ -290,9 +293,12 @@ func (s *suite) post(path, body string, want int, v any) error {
 	return json.NewDecoder(bytes.NewReader(b)).Decode(v)
 }
 
-// tableSize is a table's row count and its size with indexes and TOAST
-// (over its partitions, if it has any).
-type tableSize struct{ Rows, Bytes int64 }
+// tableSize is a table's row count, its size with indexes and TOAST (over
+// its partitions, if it has any), and the size of its rows' data
+// (pg_column_size of each row). The table's size grows by whole pages and
+// not at all while rows fill space that deleted rows left, so the rows'
+// size is what a reading costs in data; the table's, what the disk saw.
+type tableSize struct{ Rows, Bytes, RowBytes int64 }
 
 // tableSizes measures every table of the public schema.
 func tableSizes(ctx context.Context, db *storage.DB) (map[string]tableSize, error) {
@@ -317,8 +323,9 @@ func tableSizes(ctx context.Context, db *storage.DB) (map[string]tableSize, erro
 		var t tableSize
 		quoted := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 		err := db.SQL().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+quoted+`),
-			(SELECT coalesce(sum(pg_total_relation_size(relid)), 0)::bigint FROM pg_partition_tree($1::regclass))`, quoted).
-			Scan(&t.Rows, &t.Bytes)
+			(SELECT coalesce(sum(pg_total_relation_size(relid)), 0)::bigint FROM pg_partition_tree($1::regclass)),
+			(SELECT coalesce(sum(pg_column_size(t.*)), 0)::bigint FROM `+quoted+` t)`, quoted).
+			Scan(&t.Rows, &t.Bytes, &t.RowBytes)
 		if err != nil {
 			return nil, fmt.Errorf("measure table %s: %w", name, err)
 		}
@@ -331,7 +338,7 @@ func tableSizes(ctx context.Context, db *storage.DB) (map[string]tableSize, erro
 func growth(a, b map[string]tableSize) map[string]tableSize {
 	out := map[string]tableSize{}
 	for name, t := range b {
-		out[name] = tableSize{Rows: t.Rows - a[name].Rows, Bytes: t.Bytes - a[name].Bytes}
+		out[name] = tableSize{Rows: t.Rows - a[name].Rows, Bytes: t.Bytes - a[name].Bytes, RowBytes: t.RowBytes - a[name].RowBytes}
 	}
 	return out
 }

@@ -144,8 +144,8 @@ type peakSampler struct {
 	mu      sync.Mutex
 	peak    float64
 	peakPSS float64
-	stop chan struct{}
-	done chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 func samplePeak(root int) *peakSampler {
