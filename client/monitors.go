@@ -30,7 +30,7 @@ type MonitorSchedule struct {
 // MonitorTarget is one query a monitor reads; ID is set in answers.
 type MonitorTarget struct {
 	ID           string `json:"id,omitempty"`
-	Surface      string `json:"surface,omitempty"` // ai-overview (the default)
+	Surface      string `json:"surface,omitempty"` // ai-overview (the default), ai-mode or web-search
 	Query        string `json:"query"`
 	CountryCode  string `json:"countryCode,omitempty"`
 	LanguageCode string `json:"languageCode,omitempty"`
@@ -108,8 +108,8 @@ type MonitorChange struct {
 	ID     string `json:"id"`
 	RunID  string `json:"runId"`
 	Target struct {
-		ID, Query, CountryCode, LanguageCode, Device string
-		Location                                     *geo.Location
+		ID, Surface, Query, CountryCode, LanguageCode, Device string
+		Location                                              *geo.Location
 	} `json:"target"`
 	Time       time.Time `json:"time"`
 	Kind       string    `json:"kind"`

@@ -130,3 +130,57 @@ func TestRegistrable(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingOfSurfaces checks what a reading keeps of each surface's
+// result, and that two web readings compare by rank without text events.
+func TestReadingOfSurfaces(t *testing.T) {
+	cite := func(u string) []kisa.Citation { return []kisa.Citation{{URL: u}} }
+	aiMode := kisa.Result{Overview: kisa.Overview{HasOverview: true, Text: "not this"},
+		AIMode: &kisa.AIModeResult{HasAnswer: true, AnswerTurn: kisa.AnswerTurn{Complete: true, Text: "Trail shoes grip.",
+			Sources: src("https://a.com/"), Citations: cite("https://a.com/"),
+			Paragraphs: []kisa.Paragraph{{Citations: cite("https://b.com/")}}},
+			Turns: []kisa.AnswerTurn{{Text: "a follow-up", Sources: src("https://c.com/")}}}}
+	web := func(urls ...string) kisa.Result {
+		r := kisa.Result{Web: &kisa.WebResults{}}
+		for i, u := range urls {
+			r.Web.Organic = append(r.Web.Organic, kisa.OrganicResult{Position: i + 1, Title: "T" + u, URL: u, Description: "d"})
+		}
+		return r
+	}
+	tests := []struct {
+		name     string
+		surface  string
+		res      kisa.Result
+		want     Reading
+		complete bool
+	}{
+		{"overview", SurfaceAIOverview, kisa.Result{Overview: kisa.Overview{HasOverview: true, Complete: true, Text: "x",
+			Sources: src("https://a.com/"), Citations: cite("https://a.com/"),
+			Paragraphs: []kisa.Paragraph{{Citations: cite("https://a.com/")}, {Citations: cite("https://b.com/")}}}},
+			Reading{HasOverview: true, Text: "x", Sources: src("https://a.com/"),
+				Citations: append(cite("https://a.com/"), cite("https://b.com/")...)}, true},
+		{"AI Mode: the first answer", SurfaceAIMode, aiMode, Reading{HasOverview: true, Text: "Trail shoes grip.",
+			Sources: src("https://a.com/"), Citations: append(cite("https://a.com/"), cite("https://b.com/")...)}, true},
+		{"AI Mode not offered", SurfaceAIMode, kisa.Result{AIMode: &kisa.AIModeResult{Reason: kisa.ReasonNotAvailable}}, Reading{}, false},
+		{"web: organic results as sources", SurfaceWebSearch, web("https://www.shop.example.com/a", "https://b.org/"),
+			Reading{HasOverview: true, Sources: []kisa.Source{{URL: "https://www.shop.example.com/a", Title: "Thttps://www.shop.example.com/a",
+				Source: "shop.example.com"}, {URL: "https://b.org/", Title: "Thttps://b.org/", Source: "b.org"}}}, true},
+		{"web: no results", SurfaceWebSearch, web(), Reading{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, complete := ReadingOf(tt.surface, tt.res)
+			if diff := cmp.Diff(tt.want, got); diff != "" || complete != tt.complete {
+				t.Errorf("ReadingOf (-want +got):\n%s\ncomplete %t, want %t", diff, complete, tt.complete)
+			}
+		})
+	}
+	before, _ := ReadingOf(SurfaceWebSearch, web("https://shop.example.com/a", "https://b.org/", "https://c.net/"))
+	after, _ := ReadingOf(SurfaceWebSearch, web("https://c.net/", "https://b.org/", "https://d.io/"))
+	want := []Change{{Kind: SourceRemoved, URL: "https://shop.example.com/a", From: 1},
+		{Kind: SourceMoved, URL: "https://c.net/", From: 3, To: 1}, {Kind: SourceAdded, URL: "https://d.io/", To: 3},
+		{Kind: DomainUncited, Domain: "example.com", From: 1}}
+	if diff := cmp.Diff(want, Compare(before, after, []string{"example.com"})); diff != "" {
+		t.Errorf("web readings compared (-want +got):\n%s", diff)
+	}
+}

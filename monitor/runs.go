@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/geo"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/storage"
@@ -138,18 +141,30 @@ func (s *Service) Read(ctx context.Context, p jobs.MonitorReadingPayload) error 
 	if err != nil {
 		return err
 	}
-	res, err := s.read.Fresh(ctx, overview.Request{Query: t.Query, Country: t.CountryCode, Language: t.LanguageCode,
-		Device: t.Device, Location: loc, Screenshots: true}, run.StartedAt)
+	res, err := s.read.Fresh(ctx, readingRequest(t, loc), run.StartedAt)
 	if errors.Is(err, overview.ErrNoRoom) {
 		return s.yield(ctx, p)
 	}
 	if err != nil {
 		return s.failed(ctx, r, err)
 	}
-	if err := s.record(ctx, r, m, res); err != nil {
+	if err := s.record(ctx, r, m, t.Surface, res); err != nil {
 		return err
 	}
 	return s.endRun(ctx, r.RunID)
+}
+
+// readingRequest is the request a reading of t makes: that of its
+// surface's single-call endpoint with its defaults (screenshots but for
+// web search, which takes none), so that it shares a visit with an
+// identical interactive request in flight.
+func readingRequest(t storage.MonitorTarget, loc geo.Location) overview.Request {
+	req := overview.Request{Query: t.Query, Country: t.CountryCode, Language: t.LanguageCode, Device: t.Device,
+		Location: loc, Screenshots: true, Surface: kisa.Surface(t.Surface)}
+	if req.Surface == kisa.SurfaceWeb {
+		req.Screenshots = false
+	}
+	return req
 }
 
 func ignoreGone(err error) error {
@@ -199,9 +214,8 @@ func (s *Service) failed(ctx context.Context, r storage.MonitorReading, err erro
 
 // record compares res with the target's previous successful reading and
 // stores the reading with its change events.
-func (s *Service) record(ctx context.Context, r storage.MonitorReading, m storage.Monitor, res kisa.Result) error {
-	cur := Reading{HasOverview: res.Overview.HasOverview, Text: res.Overview.Text, Sources: res.Overview.Sources,
-		Citations: allCitations(res.Overview)}
+func (s *Service) record(ctx context.Context, r storage.MonitorReading, m storage.Monitor, surface string, res kisa.Result) error {
+	cur, complete := ReadingOf(surface, res)
 	var changes []Change
 	prev, ok, err := s.db.PreviousReading(ctx, r.TargetID, res.TakenAt)
 	if err != nil {
@@ -214,7 +228,7 @@ func (s *Service) record(ctx context.Context, r storage.MonitorReading, m storag
 		}
 		changes = Compare(p, cur, m.WatchDomains)
 	}
-	stored := storage.ReadingResult{HasOverview: cur.HasOverview, Complete: res.Overview.Complete, Text: cur.Text,
+	stored := storage.ReadingResult{HasOverview: cur.HasOverview, Complete: complete, Text: cur.Text,
 		TakenAt: res.TakenAt}
 	if stored.Sources, err = json.Marshal(nonNilSlice(cur.Sources)); err != nil {
 		return err
@@ -246,9 +260,50 @@ func nonNilSlice[T any](s []T) []T {
 	return s
 }
 
-// allCitations is the overview's inline citations: those of the whole
-// text and of its paragraphs, each URL once.
-func allCitations(ov kisa.Overview) []kisa.Citation {
+// ReadingOf is what a reading of surface keeps of a visit's result, and
+// whether the answer had settled. An overview and an AI Mode answer are
+// read alike: present or not (hasOverview holds AI Mode's hasAnswer),
+// their text, sources and inline citations (AI Mode's first answer, not
+// its follow-ups). A web search's organic results are its sources, in
+// their rank, with no text (so no text.changed) and no citations;
+// hasOverview says whether there was any result.
+func ReadingOf(surface string, res kisa.Result) (Reading, bool) {
+	switch surface {
+	case SurfaceAIMode:
+		if res.AIMode == nil {
+			return Reading{}, true
+		}
+		a := res.AIMode
+		return Reading{HasOverview: a.HasAnswer, Text: a.Text, Sources: a.Sources,
+			Citations: allCitations(a.Citations, a.Paragraphs)}, a.Complete
+	case SurfaceWebSearch:
+		var out Reading
+		if res.Web == nil {
+			return out, true
+		}
+		for _, o := range res.Web.Organic {
+			out.Sources = append(out.Sources, kisa.Source{URL: o.URL, Title: o.Title, Source: hostOf(o.URL)})
+		}
+		out.HasOverview = len(out.Sources) > 0
+		return out, true
+	}
+	ov := res.Overview
+	return Reading{HasOverview: ov.HasOverview, Text: ov.Text, Sources: ov.Sources,
+		Citations: allCitations(ov.Citations, ov.Paragraphs)}, ov.Complete
+}
+
+// hostOf is the host name of a URL, without "www.".
+func hostOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(p.Hostname(), "www.")
+}
+
+// allCitations is an answer's inline citations: those of the whole text
+// and of its paragraphs, each URL once.
+func allCitations(whole []kisa.Citation, paragraphs []kisa.Paragraph) []kisa.Citation {
 	seen := map[string]bool{}
 	var out []kisa.Citation
 	add := func(cs []kisa.Citation) {
@@ -259,8 +314,8 @@ func allCitations(ov kisa.Overview) []kisa.Citation {
 			}
 		}
 	}
-	add(ov.Citations)
-	for _, p := range ov.Paragraphs {
+	add(whole)
+	for _, p := range paragraphs {
 		add(p.Citations)
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,7 +140,7 @@ func TestNormalizeProblems(t *testing.T) {
 		{"no name, no targets", Definition{Schedule: Schedule{Type: Hourly}}, []string{"name", "targets"}},
 		{"too many targets", Definition{Name: "x", Schedule: Schedule{Type: Hourly}, Targets: many}, []string{"targets"}},
 		{"bad target", Definition{Name: "x", Schedule: Schedule{Type: Hourly},
-			Targets: []Target{{Surface: "ai-mode", Query: " ", CountryCode: "xx", LanguageCode: "english"}}},
+			Targets: []Target{{Surface: "ai-modes", Query: " ", CountryCode: "xx", LanguageCode: "english"}}},
 			[]string{"targets[0].surface", "targets[0].query", "targets[0].countryCode", "targets[0].languageCode"}},
 		{"bad device and places", Definition{Name: "x", Schedule: Schedule{Type: Hourly}, Targets: []Target{
 			{Query: "a", CountryCode: "at", Device: "phone", Location: Place{raw: json.RawMessage(`"Munich,Bavaria,Germany"`)}},
@@ -148,6 +149,9 @@ func TestNormalizeProblems(t *testing.T) {
 			{Query: "a", CountryCode: "xx", Location: Place{raw: json.RawMessage(`"Munich,Bavaria,Germany"`)}}}},
 			[]string{"targets[0].device", "targets[0].location", "targets[1].location.latitude", "targets[1].location.longitude",
 				"targets[2]", "targets[2].location.latitude", "targets[2].location.longitude", "targets[3].countryCode"}},
+		{"web search query too long", Definition{Name: "x", Schedule: Schedule{Type: Hourly}, Targets: []Target{
+			{Surface: SurfaceWebSearch, Query: strings.Repeat("a", 101)}, {Surface: SurfaceAIMode, Query: strings.Repeat("a", 101)}}},
+			[]string{"targets[0].query"}},
 		{"country not served", Definition{Name: "x", Schedule: Schedule{Type: Hourly},
 			Targets: []Target{{Query: "a", CountryCode: "fr"}}}, []string{"targets[0].countryCode"}},
 		{"repeated target", Definition{Name: "x", Schedule: Schedule{Type: Hourly}, Targets: []Target{

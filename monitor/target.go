@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,10 +19,17 @@ import (
 	"github.com/kisa-dev/kisa/geo"
 )
 
-// Surfaces a target can read. Others join as they land (issue 24).
+// Surfaces a target can read: those of the single-call endpoints
+// (kisa.Surfaces).
 const (
-	SurfaceAIOverview = "ai-overview"
+	SurfaceAIOverview = string(kisa.SurfaceOverview)
+	SurfaceAIMode     = string(kisa.SurfaceAIMode)
+	SurfaceWebSearch  = string(kisa.SurfaceWeb)
 )
+
+// MaxWebQueryChars bounds the query of a web-search target, as the
+// web-search endpoint bounds its query.
+const MaxWebQueryChars = 100
 
 // Bounds of a monitor's definition.
 const (
@@ -93,15 +101,19 @@ func (t Target) normal(i int, p problems) Target {
 	if t.Surface == "" {
 		t.Surface = SurfaceAIOverview
 	}
-	if t.Surface != SurfaceAIOverview {
-		p.add(at("surface"), "must be ai-overview")
+	if !slices.Contains(kisa.Surfaces, kisa.Surface(t.Surface)) {
+		p.add(at("surface"), "must be one of: ai-overview, ai-mode, web-search")
+	}
+	most := MaxQueryChars
+	if t.Surface == SurfaceWebSearch {
+		most = MaxWebQueryChars
 	}
 	t.Query = strings.Join(strings.Fields(t.Query), " ")
 	switch n := utf8.RuneCountInString(t.Query); {
 	case n == 0:
 		p.add(at("query"), "must not be empty")
-	case n > MaxQueryChars:
-		p.add(at("query"), fmt.Sprintf("must be at most %d characters, got %d", MaxQueryChars, n))
+	case n > most:
+		p.add(at("query"), fmt.Sprintf("must be at most %d characters, got %d", most, n))
 	case strings.IndexFunc(t.Query, unicode.IsControl) >= 0:
 		p.add(at("query"), "must not contain control characters")
 	}

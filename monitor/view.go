@@ -213,6 +213,7 @@ type ChangeView struct {
 // TargetRef names the target of a change event.
 type TargetRef struct {
 	ID           string `json:"id"`
+	Surface      string `json:"surface"`
 	Query        string `json:"query"`
 	CountryCode  string `json:"countryCode"`
 	LanguageCode string `json:"languageCode"`
@@ -223,7 +224,7 @@ type TargetRef struct {
 func changeView(c storage.MonitorChange) (ChangeView, error) {
 	loc, err := locationOf(c.Location)
 	v := ChangeView{ID: c.ID.String(), RunID: c.RunID.String(), Time: c.CreatedAt.UTC(),
-		Target: TargetRef{ID: c.TargetID.String(), Query: c.Query, CountryCode: c.CountryCode, LanguageCode: c.LanguageCode,
+		Target: TargetRef{ID: c.TargetID.String(), Surface: c.Surface, Query: c.Query, CountryCode: c.CountryCode, LanguageCode: c.LanguageCode,
 			Device: c.Device, Location: PlaceOf(loc)}}
 	if err != nil {
 		return v, err

@@ -542,6 +542,7 @@ type MonitorChange struct {
 	Kind         string          `db:"kind"`
 	Detail       json.RawMessage `db:"detail"`
 	CreatedAt    time.Time       `db:"created_at"`
+	Surface      string          `db:"surface"`
 	Query        string          `db:"query"`
 	CountryCode  string          `db:"country_code"`
 	LanguageCode string          `db:"language_code"`
@@ -550,7 +551,7 @@ type MonitorChange struct {
 }
 
 const changeColumns = `c.id, c.run_id, c.target_id, c.reading_id, c.kind, c.detail, c.created_at,
-	t.query, t.country_code, t.language_code, t.device, t.location`
+	t.surface, t.query, t.country_code, t.language_code, t.device, t.location`
 
 // Changes returns up to limit change events of monitor created at or
 // after since, oldest first, after cursor (the last of the previous page).

@@ -63,8 +63,9 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	at := time.Now().UTC().Add(105 * time.Second).Truncate(time.Minute)
 	body := fmt.Sprintf(`{"name":"Shoes","schedule":{"type":"daily","time":"%s"},"watch":{"domains":["example.com"]},
 		"webhook":{"url":%q},"targets":[{"query":%q,"countryCode":"us","languageCode":"en"},{"query":%q,"countryCode":"us","languageCode":"en"},
-		{"query":%q,"countryCode":"us","languageCode":"en","device":"mobile","location":"Austin,Texas,United States"}]}`,
-		at.Format("15:04"), rcv.url+"/monitor", trail, road, city)
+		{"query":%q,"countryCode":"us","languageCode":"en","device":"mobile","location":"Austin,Texas,United States"},
+		{"surface":"web-search","query":%q,"countryCode":"us","languageCode":"en"},{"surface":"ai-mode","query":%q,"countryCode":"us","languageCode":"en"}]}`,
+		at.Format("15:04"), rcv.url+"/monitor", trail, road, city, trail, trail)
 	status, _, raw := call(t, http.MethodPost, s.base+"/v1/monitors", key, body)
 	if status != http.StatusCreated {
 		t.Fatalf("create: %d %s", status, raw)
@@ -73,8 +74,8 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	base := s.base + "/v1/monitors/" + mon.ID
 
 	first := waitRun(t, s, key, base, func(r monitor.RunView) bool { return r.Trigger == monitor.TriggerSchedule }, time.Until(at)+3*time.Minute)
-	if !first.Slot.Equal(at) || first.Counts != (monitor.RunCounts{Targets: 3, Read: 3}) {
-		t.Errorf("scheduled run = %+v, want slot %s and 3 targets read", first, at)
+	if !first.Slot.Equal(at) || first.Counts != (monitor.RunCounts{Targets: 5, Read: 5}) {
+		t.Errorf("scheduled run = %+v, want slot %s and 5 targets read", first, at)
 	}
 	if seen, _ := s.fixture.Seen(city); !seen.Mobile || seen.Location.Name != "Austin,Texas,United States" || seen.ClientHints[1] != "?1" {
 		t.Errorf("the phone in Austin's target was read as %+v", seen)
@@ -104,10 +105,14 @@ func TestMonitorsEndToEnd(t *testing.T) {
 		t.Fatalf("changes: %d %s", status, raw)
 	}
 	for _, c := range dataOf[monitor.Page[monitor.ChangeView]](t, raw).Items {
-		kinds[c.RunID] = append(kinds[c.RunID], c.Target.Query+" "+c.Kind)
+		kinds[c.RunID] = append(kinds[c.RunID], strings.TrimPrefix(c.Target.Surface+" ", "ai-overview ")+c.Target.Query+" "+c.Kind)
 	}
+	// The web search's organic results are the overview's links here:
+	// the same source and domain events, no text.changed. The AI Mode
+	// answer does not change.
 	want2 := []string{trail + " source.removed", trail + " source.moved", trail + " source.added", trail + " text.changed",
-		trail + " domain.uncited", road + " overview.appeared", road + " domain.cited"}
+		trail + " domain.uncited", road + " overview.appeared", road + " domain.cited", "web-search " + trail + " source.removed",
+		"web-search " + trail + " source.moved", "web-search " + trail + " source.added", "web-search " + trail + " domain.uncited"}
 	want3 := []string{road + " overview.disappeared", road + " domain.uncited"}
 	for _, c := range []struct {
 		run  monitor.RunView
@@ -120,8 +125,22 @@ func TestMonitorsEndToEnd(t *testing.T) {
 			t.Errorf("changes of run %s:\n got %v\nwant %v", c.run.ID, got, c.want)
 		}
 	}
-	if second.Counts.Changed != 2 || third.Counts.Changed != 1 {
-		t.Errorf("changed counts %d, %d; want 2, 1", second.Counts.Changed, third.Counts.Changed)
+	if second.Counts.Changed != 3 || third.Counts.Changed != 1 {
+		t.Errorf("changed counts %d, %d; want 3, 1", second.Counts.Changed, third.Counts.Changed)
+	}
+	// The AI Mode target read an answer with sources; the web search's
+	// readings have sources and no text or screenshots.
+	for i, surface := range map[int]string{3: "web-search", 4: "ai-mode"} {
+		status, _, raw := call(t, http.MethodGet, base+"/targets/"+mon.Targets[i].ID+"/history?from=2000-01-01", key, "")
+		h := dataOf[monitor.History](t, raw)
+		if status != http.StatusOK || h.Target.Surface != surface || len(h.Readings) != 3 {
+			t.Fatalf("%s history: %d %.600s", surface, status, raw)
+		}
+		r := h.Readings[0]
+		if r.HasOverview == nil || !*r.HasOverview || len(r.Sources) == 0 || (surface == "web-search") != (r.Screenshots == nil) ||
+			(surface == "web-search") != (*r.Text == "") {
+			t.Errorf("%s reading: %.600s", surface, raw)
+		}
 	}
 
 	// One webhook per run with changes, signed, carrying its changes.
@@ -150,7 +169,7 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	}
 	status, _, raw = call(t, http.MethodGet, base+"/visibility?from=2000-01-01&groupBy=country", key, "")
 	vis := dataOf[monitor.Visibility](t, raw)
-	if status != http.StatusOK || len(vis.Groups) != 1 || vis.Groups[0].Targets != 3 || vis.Groups[0].Domains[0].Domain != "example.com" {
+	if status != http.StatusOK || len(vis.Groups) != 1 || vis.Groups[0].Targets != 5 || vis.Groups[0].Domains[0].Domain != "example.com" {
 		t.Errorf("visibility: %d %s", status, raw)
 	}
 
