@@ -137,7 +137,7 @@ var Vars = []Var{
 	{"KISA_OVERVIEW_TIMEOUT", "60s", "How long an AI overview request waits for its visit before answering 503; at least KISA_VISIT_TIMEOUT + 15s, so that one attempt of the worker can finish."},
 	{"KISA_VISIT_TIMEOUT", "45s", "How long one browser visit may take. Was KISA_JOB_TIMEOUT, still read (with a warning in the log) for one release."},
 	{"KISA_TASK_MAX_RETRY", "2", "How often asynq retries a failed overview task (must be at least 1). Was KISA_JOB_MAX_RETRY, still read (with a warning in the log) for one release."},
-	{"KISA_QUEUE_MAX", "0", "Pending browser visits above which an overview request that needs a new visit is answered 503 at once (cache hits and requests joining a visit in flight are still served); 0 means 24 per tab of the live workers, about two minutes of work. With no worker alive for 30 s, such requests get 503 too."},
+	{"KISA_QUEUE_MAX", "0", "Pending browser visits at which an overview request that needs a new visit is answered 503 at once (cache hits and requests joining a visit in flight are still served); 0 means 24 per tab of the live workers, about two minutes of work. With no worker alive for 30 s, such requests get 503 too."},
 	{"KISA_JOB_RETENTION", "168h", "How long an async job and its result are kept (7 days); a periodic task in the worker removes older ones."},
 	{"KISA_MONITOR_RETENTION", "9600h", "How long monitor runs, their readings and change events are kept (400 days); a periodic task in the worker removes older ones."},
 	{"KISA_MONITOR_MAX_MONITORS", "20", "Monitors one account may have, paused ones included (0: no limit); more are refused with 422."},

@@ -1,22 +1,29 @@
 package overview
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/storage"
 )
 
 // Backpressure (spec 7: 503): a request that would enqueue a new visit is
-// refused at once, instead of waiting out its timeout, when the overview
-// queue already holds more than QueueMax pending tasks or when no worker
-// has been alive for NoWorkerGrace. Cache hits and requests that join a
-// visit in flight are still served.
+// refused at once, instead of waiting out its timeout, when QueueMax
+// visits are pending already (tasks in the overview queue, and visits
+// other requests were admitted to and are enqueueing: one atomic step in
+// Redis, storage.Results.Admit, so a burst across any number of web
+// processes admits at most QueueMax) or when no worker has been alive for
+// NoWorkerGrace. Cache hits and requests that join a visit in flight are
+// still served.
 const (
 	// TasksPerSlot is the automatic queue bound per live worker slot (a
 	// browser tab of a running `kisa worker`): a visit takes about 5 s,
@@ -26,9 +33,14 @@ const (
 	// sees no live worker: a worker that restarts, or a web process that
 	// starts first, does not turn requests away.
 	NoWorkerGrace = 30 * time.Second
-	// loadTTL is how long one look at the queue and the workers is reused,
-	// so that the check costs a few Redis calls per second at most.
+	// loadTTL is how long one look at the queue and the workers is reused
+	// for the automatic bound, the live workers and Fresh's room, so that
+	// these cost a few Redis calls per second at most.
 	loadTTL = time.Second
+	// admissionHold is how long an admission counts when its request
+	// never says it enqueued (its process died): far longer than an
+	// enqueue takes.
+	admissionHold = 10 * time.Second
 )
 
 // load is what the gate knows of the queue and the workers.
@@ -38,42 +50,57 @@ type load struct {
 	at      time.Time // when it was read
 }
 
-// gate decides whether a new visit may be enqueued. It reads the queue
-// and the workers through the asynq Inspector at most once per loadTTL.
+// gate decides whether a new visit may be enqueued. It reads the workers
+// through the asynq Inspector at most once per loadTTL, and admits each
+// visit in Redis.
 type gate struct {
 	inspector *asynq.Inspector
+	results   *storage.Results
 	queueMax  int // 0: TasksPerSlot per live slot
 	now       func() time.Time
+	log       *slog.Logger
 
 	mu       sync.Mutex
 	last     load
 	lastSeen time.Time // when a live worker was last seen (start: the gate's creation)
 }
 
-func newGate(inspector *asynq.Inspector, queueMax int, now func() time.Time) *gate {
-	return &gate{inspector: inspector, queueMax: queueMax, now: now, lastSeen: now()}
+func newGate(inspector *asynq.Inspector, results *storage.Results, queueMax int, now func() time.Time, log *slog.Logger) *gate {
+	return &gate{inspector: inspector, results: results, queueMax: queueMax, now: now, log: log, lastSeen: now()}
 }
 
-// admit returns nil when a new visit may be enqueued: a kisa.Overloaded
-// failure when the queue is full, kisa.Unavailable (the browser) when no
-// worker has been alive for NoWorkerGrace. When the queue cannot be read
-// it admits: enqueueing then reports what is wrong.
-func (g *gate) admit() error {
+// admit admits a new visit, or fails: kisa.Unavailable (the browser) when
+// no worker has been alive for NoWorkerGrace, kisa.Overloaded when the
+// bound's visits are pending. Call enqueued once the visit's task is in
+// the queue (or was not enqueued). When Redis cannot be read it admits:
+// enqueueing then reports what is wrong.
+func (g *gate) admit(ctx context.Context) (enqueued func(), err error) {
+	none := func() {}
 	l, err := g.load()
 	if err != nil {
-		return nil
+		return none, nil
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if l.slots == 0 && l.at.Sub(g.lastSeen) > NoWorkerGrace {
-		return kisa.Fail(kisa.Unavailable, kisa.PartBrowser,
-			fmt.Errorf("no worker alive since %s", g.lastSeen.Format(time.RFC3339)))
+	lastSeen := g.lastSeen
+	g.mu.Unlock()
+	if l.slots == 0 && l.at.Sub(lastSeen) > NoWorkerGrace {
+		return nil, kisa.Fail(kisa.Unavailable, kisa.PartBrowser,
+			fmt.Errorf("no worker alive since %s", lastSeen.Format(time.RFC3339)))
 	}
-	if max := g.max(l.slots); l.pending > max {
-		return kisa.Fail(kisa.Overloaded, kisa.PartQueue,
-			fmt.Errorf("%d tasks pending, at most %d", l.pending, max))
+	id, bound := uuid.NewString(), g.max(l.slots)
+	ok, pending, err := g.results.Admit(ctx, jobs.QueueOverview, id, bound, admissionHold)
+	if err != nil {
+		return none, nil
 	}
-	return nil
+	if !ok {
+		return nil, kisa.Fail(kisa.Overloaded, kisa.PartQueue,
+			fmt.Errorf("%d visits pending, at most %d", pending, bound))
+	}
+	return func() {
+		if err := g.results.Enqueued(context.WithoutCancel(ctx), jobs.QueueOverview, id); err != nil {
+			g.log.WarnContext(ctx, "end a visit's admission (it lapses by itself)", "error", err)
+		}
+	}, nil
 }
 
 // max is the queue bound for slots live worker slots. While no worker is

@@ -51,16 +51,18 @@ func NewVisits(o VisitsOptions) *Visits {
 		o.Now = time.Now
 	}
 	return &Visits{results: o.Results, client: o.Client, inspector: o.Inspector, timing: o.Timing,
-		gate: newGate(o.Inspector, o.QueueMax, o.Now), log: o.Logger}
+		gate: newGate(o.Inspector, o.Results, o.QueueMax, o.Now, o.Logger), log: o.Logger}
 }
 
 // await enqueues the task for key (or joins the one in flight) and waits
 // on w for its outcome until ctx ends.
 func (s *Visits) await(ctx context.Context, w *storage.Waiter, key string, req Request) (kisa.Result, error) {
-	if err := s.admit(key); err != nil {
+	admitted, err := s.admit(ctx, key)
+	if err != nil {
 		return kisa.Result{}, err
 	}
 	joined, err := s.enqueue(ctx, key, req)
+	admitted()
 	if err != nil {
 		return kisa.Result{}, kisa.Fail(kisa.Unavailable, kisa.PartQueue, err)
 	}
@@ -80,17 +82,18 @@ func (s *Visits) await(ctx context.Context, w *storage.Waiter, key string, req R
 }
 
 // admit refuses a new visit under backpressure (see gate.admit), unless
-// the task for key is in flight already: joining it costs nothing.
-func (s *Visits) admit(key string) error {
-	err := s.gate.admit()
+// the task for key is in flight already: joining it costs nothing. Call
+// enqueued once the task is enqueued (or joined, or not enqueued).
+func (s *Visits) admit(ctx context.Context, key string) (enqueued func(), err error) {
+	enqueued, err = s.gate.admit(ctx)
 	if err == nil {
-		return nil
+		return enqueued, nil
 	}
 	info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
 	if ierr == nil && info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted {
-		return nil
+		return func() {}, nil
 	}
-	return err
+	return nil, err
 }
 
 // outcome is a visit's result, or its failure as an error.

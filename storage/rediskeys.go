@@ -33,3 +33,12 @@ func (k redisKeys) proxies(pool string) string { return string(k) + "proxies:" +
 func (k redisKeys) budget(budget string, apiKey uuid.UUID) string {
 	return string(k) + budget + ":" + apiKey.String()
 }
+
+// admitted is the sorted set of the visits of an asynq queue that a web
+// process admitted but has not enqueued yet (Results.Admit).
+func (k redisKeys) admitted(queue string) string { return string(k) + "admitted:" + queue }
+
+// asynqPending is asynq's own list of a queue's pending tasks (asynq
+// v0.26's base.PendingKey, outside the service's prefix), which Admit
+// counts in the same step as it admits.
+func (redisKeys) asynqPending(queue string) string { return "asynq:{" + queue + "}:pending" }

@@ -1,0 +1,65 @@
+package overview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/testenv"
+)
+
+// TestBurstAdmitsAtMostTheBound: N distinct misses sent at once through
+// two web processes (two Services on one Redis) against KISA_QUEUE_MAX=K,
+// with no worker taking tasks, enqueue exactly K visits; every other
+// request is refused as Overloaded (503 with Retry-After) without waiting,
+// and the K admitted ones wait out their timeout.
+func TestBurstAdmitsAtMostTheBound(t *testing.T) {
+	const n, bound = 12, 3
+	rdb := testenv.Redis(t)
+	inspector := asynq.NewInspectorFromRedisClient(rdb)
+	web := func() *Service {
+		return New(Options{Results: testenv.Results(t, rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
+			Inspector: asynq.NewInspectorFromRedisClient(rdb), QueueMax: bound,
+			Timing: Timing{Wait: 2 * time.Second, Visit: time.Second, MaxRetry: 1}})
+	}
+	webs := []*Service{web(), web()}
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			req := Request{Query: fmt.Sprintf("burst %d %s", i, testenv.RandomHex(4)), Country: "us", Language: "en",
+				CacheOn: true, CacheTTL: 60}
+			_, errs[i] = webs[i%2].Run(context.Background(), req, nil)
+		})
+	}
+	close(start)
+	wg.Wait()
+	var overloaded, timedOut int
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, kisa.Overloaded):
+			overloaded++
+		case errors.Is(err, kisa.TimedOut):
+			timedOut++
+		default:
+			t.Errorf("request %d: %v, want Overloaded or TimedOut", i, err)
+		}
+	}
+	q, err := inspector.GetQueueInfo(jobs.QueueOverview)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if timedOut != bound || overloaded != n-bound || q.Pending != bound {
+		t.Errorf("%d admitted (timed out), %d refused, %d tasks pending; want %d, %d, %d",
+			timedOut, overloaded, q.Pending, bound, n-bound, bound)
+	}
+}
