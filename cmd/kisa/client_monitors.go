@@ -21,7 +21,7 @@ func monitorCommands() []clientCommand {
 	return []clientCommand{
 		{"monitors list", "", "list the account's monitors, newest first", defineMonitorsList},
 		{"monitors get", "<id>", "show one monitor with its targets", withID(monitorsRoot + "/")},
-		{"monitors create", "", "create a monitor from a JSON definition (--file)", defineMonitorCreate},
+		{"monitors create", "", "create a monitor from a JSON definition (--file; --device, --location for its targets that name none)", defineMonitorCreate},
 		{"monitors update", "<id>", "change a monitor: --file with the fields to replace, or --pause / --resume", defineMonitorUpdate},
 		{"monitors delete", "<id>", "delete a monitor and its history", defineMonitorCall(http.MethodDelete, "")},
 		{"monitors run", "<id>", "run a monitor now", defineMonitorCall(http.MethodPost, "/run")},
