@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -247,22 +248,25 @@ func TestMonitorTargetPlaces(t *testing.T) {
 	bad := do(t, srv, request("POST", monitorsPath, key, head+`[{"query":"cafe","device":"tablet"},
 		{"query":"cafe","countryCode":"de","location":{"latitude":"48"}},
 		{"query":"cafe","countryCode":"at","location":"Munich,Bavaria,Germany"},
-		{"query":"cafe","location":null},{"query":"cafe","location":{"latitude":91,"longitude":11,"alt":3}}]}`))
+		{"query":"cafe","location":null},{"query":"cafe","location":{"latitude":91,"longitude":11,"alt":3}},
+		{"surface":"web-search","query":"`+strings.Repeat("cafe ", 21)+`"},{"surface":"shopping","query":"cafe"}]}`))
 	checkJSON(t, bad, 422, `{"status":false,"error":"validation failed","errors":{`+
 		`"targets[0].device":"must be one of: desktop, mobile",`+
 		`"targets[1].location.latitude":"must be a number of decimal degrees","targets[1].location.longitude":"is required",`+
 		`"targets[2].location":"names a place in \"Germany\", not in Austria (countryCode \"at\"); its last part must be \"Austria\"",`+
 		`"targets[3].location":"must be a place name or {latitude, longitude}",`+
-		`"targets[4].location.alt":"unknown field; allowed: latitude, longitude","targets[4].location.latitude":"must be from -90 to 90 degrees"}}`)
+		`"targets[4].location.alt":"unknown field; allowed: latitude, longitude","targets[4].location.latitude":"must be from -90 to 90 degrees",`+
+		`"targets[5].query":"must be at most 100 characters, got 104","targets[6].surface":"must be one of: ai-overview, ai-mode, web-search"}}`)
 
 	three := `[{"query":"cafe","countryCode":"de","device":"mobile","location":"Munich,Bavaria,Germany"},
-		{"query":"cafe","countryCode":"de","location":{"latitude":48.137,"longitude":11.575}},{"query":"cafe","countryCode":"de"}]`
+		{"query":"cafe","countryCode":"de","location":{"latitude":48.137,"longitude":11.575}},{"query":"cafe","countryCode":"de"},
+		{"surface":"ai-mode","query":"cafe","countryCode":"de"},{"surface":"web-search","query":"cafe","countryCode":"de"}]`
 	res := do(t, srv, request("POST", monitorsPath, key, head+three+`}`))
 	if res.Status != 201 {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}
 	for _, want := range []string{`"query":"cafe","countryCode":"de","languageCode":"de","device":"mobile","location":"Munich,Bavaria,Germany"}`,
-		`"device":"desktop","location":{"latitude":48.137,"longitude":11.575}}`, `"languageCode":"de","device":"desktop"}]`} {
+		`"device":"desktop","location":{"latitude":48.137,"longitude":11.575}}`, `"surface":"web-search","query":"cafe","countryCode":"de","languageCode":"de","device":"desktop"}]`} {
 		if !strings.Contains(res.Body, want) {
 			t.Errorf("created monitor lacks %s: %s", want, res.Body)
 		}
@@ -276,8 +280,8 @@ func TestMonitorTargetPlaces(t *testing.T) {
 		return out
 	}
 	before := ids(created.Data)
-	if len(before) != 3 || before[0] == before[1] || before[1] == before[2] {
-		t.Fatalf("three targets of one query in three places: %v", before)
+	if len(before) != 5 || len(slices.Compact(slices.Sorted(slices.Values(before)))) != 5 {
+		t.Fatalf("five targets of one query in three places and on three surfaces: %v", before)
 	}
 	path := monitorsPath + "/" + created.Data.ID
 	var renamed struct{ Data monitor.View }
@@ -296,7 +300,7 @@ func TestMonitorTargetPlaces(t *testing.T) {
 		t.Fatalf("edit: %d %s", res.Status, res.Body)
 	}
 	after := ids(edited.Data)
-	if len(after) != 3 || after[0] == before[0] || after[1] == before[1] || after[2] != before[2] {
-		t.Errorf("ids after moving two targets = %v; before %v (only the third stays)", after, before)
+	if len(after) != 5 || after[0] == before[0] || after[1] == before[1] || !slices.Equal(after[2:], before[2:]) {
+		t.Errorf("ids after moving two targets = %v; before %v (only the last three stay)", after, before)
 	}
 }
