@@ -15,6 +15,10 @@ type redisKeys string
 // cache is the key of a cached result (Results).
 func (k redisKeys) cache(key string) string { return string(k) + "cache:" + key }
 
+// CachedResultsPattern matches the keys of every cached result under
+// prefix (a KEYS or SCAN pattern, for tools such as kisa-bench).
+func CachedResultsPattern(prefix string) string { return redisKeys(prefix).cache("*") }
+
 // outcome is the key that keeps a finished visit's outcome readable for
 // a few seconds (Results.Recent).
 func (k redisKeys) outcome(key string) string { return string(k) + "outcome:" + key }

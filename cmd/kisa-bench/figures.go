@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kisa-dev/kisa/storage"
 )
 
 // figures measures every figure the run selected; a figure that fails
@@ -200,7 +202,7 @@ func (s *suite) hits() error {
 
 // cacheKey finds the one cached result's Redis key.
 func (s *suite) cacheKey() (string, error) {
-	keys, err := s.rdb.Keys(s.ctx, "kisa:cache:*").Result()
+	keys, err := s.rdb.Keys(s.ctx, storage.CachedResultsPattern(storage.KeyPrefix)).Result()
 	if err != nil || len(keys) != 1 {
 		return "", fmt.Errorf("cached results in Redis: %v %v", keys, err)
 	}
