@@ -299,7 +299,7 @@ func (s *suite) miss() error {
 // pageTimes runs `kisa-bench page` (the page's own time) for n distinct
 // queries and returns their durations in ms.
 func (s *suite) pageTimes(n int, tag string) ([]float64, error) {
-	c := exec.CommandContext(s.ctx, filepath.Join(s.bin, "kisa-bench"), "page", "--url", s.fixture+"/search", "--n", fmt.Sprint(n), "--tag", tag)
+	c := exec.CommandContext(s.ctx, filepath.Join(s.bin, "kisa-bench"), "page", "--url", s.plainFixture+"/search", "--n", fmt.Sprint(n), "--tag", tag)
 	c.Env = append(append([]string{}, s.env...), "TMPDIR="+filepath.Join(s.dir, "tmp"))
 	var stderr bytes.Buffer
 	c.Stderr = &stderr

@@ -64,10 +64,13 @@ type suite struct {
 	// webQuiet is the base URL of a third kisa web with KISA_OBSERVATIONS=false:
 	// the reads and cache hits without recording, beside the figures with it.
 	webQuiet string
-	fixture  string         // base URL of serpfixture
-	bare     string         // base URL of the bare baselines
-	pids     map[string]int // of web, webOff and bare, by base URL
-	rdb      *redis.Client  // the suite's Redis, asked for its CPU time
+	fixture  string // base URL of serpfixture
+	// plainFixture is a second serpfixture that serves automated browsers
+	// (the page baseline's plain chromedp tab).
+	plainFixture string
+	bare         string         // base URL of the bare baselines
+	pids         map[string]int // of web, webOff and bare, by base URL
+	rdb          *redis.Client  // the suite's Redis, asked for its CPU time
 	// releaseRedis gives the suite's Redis database back.
 	releaseRedis func()
 	worker       *proc
@@ -201,6 +204,12 @@ func (s *suite) start() error {
 	}
 	var err error
 	if s.fixture, err = s.startHTTP("serpfixture", nil, "/healthz", "--delay", "1s"); err != nil {
+		return err
+	}
+	// The page's own time is measured by a plain chromedp tab, which the
+	// fixture would answer with its CAPTCHA (it looks automated): that
+	// baseline has a fixture of its own, the same page and delay.
+	if s.plainFixture, err = s.startHTTP("serpfixture", nil, "/healthz", "--delay", "1s", "--allow-automated"); err != nil {
 		return err
 	}
 	web := []string{"KISA_HOST=127.0.0.1", "KISA_LIMIT_OTHER=1000000000", "KISA_LIMIT_AI=1000000000",

@@ -43,6 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8090", "listen address")
 	delay := fs.Duration("delay", serpfixture.DefaultOverviewDelay, "how long the AI overview takes to stream in")
 	consent := fs.Bool("consent", true, "show the consent interstitial on a first visit without its cookie")
+	automated := fs.Bool("allow-automated", false, "serve results to a browser that looks automated (webdriver, no client hints) instead of the CAPTCHA")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Consent: *consent, Logger: log})
+	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Consent: *consent, AllowAutomated: *automated, Logger: log})
 	log.Info("serp fixture listening", "url", "http://"+ln.Addr().String()+"/search")
 	return ops.Serve(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln, 5*time.Second)
 }
