@@ -51,9 +51,6 @@ type overviewBody struct {
 	Webhook string
 }
 
-// allowedTopLevel lists the fields of an overview body.
-const allowedTopLevel = "query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, async, webhook"
-
 // allowedItem lists the fields of one request of a batch.
 const allowedItem = "query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache"
 
