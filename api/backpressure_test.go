@@ -30,7 +30,7 @@ func TestBackpressure(t *testing.T) {
 		fresh       = `{"status":true,"data":{"isCached":false,"cacheExpiresIn":null,"results":` + resultJSON + `}}`
 		cachedFresh = `{"status":true,"data":{"isCached":true,"cacheExpiresIn":60,"results":` + resultJSON + `}}`
 	)
-	key := overview.CacheKey("why are frogs green", "us", "en", false)
+	key := overview.Request{Query: "why are frogs green", Country: "us", Language: "en"}.Key()
 	tests := []struct {
 		name     string
 		slots    int           // concurrency of a live worker serving the (paused) queue; 0: none

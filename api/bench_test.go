@@ -76,7 +76,7 @@ func BenchmarkCachedOverview(b *testing.B) {
 		Citations: []kisa.Citation{}, Paragraphs: []kisa.Paragraph{{Text: "The sky is blue.", Citations: []kisa.Citation{}}},
 		Sources: []kisa.Source{}}, Screenshots: map[string]string{
 		kisa.ShotInitial: "a/initial.png", kisa.ShotAfterLoad: "a/afterLoad.png", kisa.ShotAfterExpand: "a/afterExpand.png"}}
-	if err := testenv.Results(b, rdb, testResultsPrefix).Store(context.Background(), overview.CacheKey("why is the sky blue", "us", "en", true), res, time.Hour); err != nil {
+	if err := testenv.Results(b, rdb, testResultsPrefix).Store(context.Background(), overview.Request{Query: "why is the sky blue", Country: "us", Language: "en", Screenshots: true}.Key(), res, time.Hour); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

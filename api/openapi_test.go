@@ -484,7 +484,7 @@ func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 		Citations: []kisa.Citation{c}, Paragraphs: []kisa.Paragraph{{Text: "Frogs are green.", Citations: []kisa.Citation{c}}},
 		Sources: []kisa.Source{{URL: "https://nature.example/frogs", Title: "Frogs", Source: "nature.example", Icon: "https://nature.example/icon.png"}}},
 		Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotAfterLoad: "b.png", kisa.ShotAfterExpand: "c.png"}}
-	key := overview.CacheKey("cached frogs", "us", "en", true)
+	key := overview.Request{Query: "cached frogs", Country: "us", Language: "en", Screenshots: true}.Key()
 	results := testenv.Results(tb, rdb, testResultsPrefix)
 	if err := results.Store(context.Background(), key, res, time.Hour); err != nil {
 		tb.Fatal(err)

@@ -54,15 +54,10 @@ type overviewBody struct {
 // allowedItem lists the fields of one request of a batch.
 const allowedItem = "query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache"
 
-// parseOverviewBody decodes and validates body, with `async` and
-// `webhook`; served are the countries this deployment serves; checkURL
-// (nil: no check) vets a webhook URL. Every problem is reported at once,
-// in one 422.
-func parseOverviewBody(body []byte, served proxies.Set, checkURL func(string) error) (overviewBody, error) {
-	return parseSurfaceBody(body, kisa.SurfaceOverview, served, checkURL)
-}
-
-// parseSurfaceBody is parseOverviewBody for a request of surface.
+// parseSurfaceBody decodes and validates body, a request of surface,
+// with `async` and `webhook`; served are the countries this deployment
+// serves; checkURL (nil: no check) vets a webhook URL. Every problem is
+// reported at once, in one 422.
 func parseSurfaceBody(body []byte, surface kisa.Surface, served proxies.Set, checkURL func(string) error) (overviewBody, error) {
 	top, err := decodeJSONObject(body)
 	if err != nil {

@@ -12,6 +12,11 @@ import (
 	"github.com/kisa-dev/kisa/proxies"
 )
 
+// parseOverviewBody is parseSurfaceBody for the overview.
+func parseOverviewBody(body []byte, served proxies.Set, checkURL func(string) error) (overviewBody, error) {
+	return parseSurfaceBody(body, kisa.SurfaceOverview, served, checkURL)
+}
+
 // parseOverviewRequest is parseOverviewBody for a synchronous body. A body
 // that is not one strict JSON object (decodeJSONObject) is a 400; every
 // other problem is a 422 naming all fields.

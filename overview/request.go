@@ -61,11 +61,6 @@ func (r Request) Key() string {
 	return r.surfaceKey(placeKey(r.Query, r.Country, r.Language, r.Screenshots, r.Device, r.Location))
 }
 
-// CacheKey is Request.Key of a desktop request for the whole country.
-func CacheKey(query, country, lang string, screenshots bool) string {
-	return placeKey(query, country, lang, screenshots, "", geo.Location{})
-}
-
 // placeKey is Request.Key for the parts of a request. A desktop request
 // for the whole country has the key it had before devices and locations
 // existed, so results cached then stay found.

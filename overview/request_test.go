@@ -10,7 +10,7 @@ import (
 
 // TestKeyPlaces: the device and the location are part of the cache key;
 // a desktop request for the whole country keeps the key it had before
-// either existed (CacheKey), whether its device is said or not, and so
+// either existed, whether its device is said or not, and so
 // do a place's spellings that mean the same.
 func TestKeyPlaces(t *testing.T) {
 	base := overview.Request{Query: "Best  Coffee", Country: "de", Language: "de", Screenshots: true}
@@ -38,7 +38,9 @@ func TestKeyPlaces(t *testing.T) {
 		with(func(r *overview.Request) { r.Device = kisa.DeviceDesktop }),
 		with(func(r *overview.Request) { r.Query = "best coffee" }),
 	}
-	want := overview.CacheKey("best coffee", "de", "de", true)
+	// The key of before: "ov1-" and the first 16 bytes of the SHA-256 of
+	// "best coffee\x00de\x00de\x00true", in hex.
+	const want = "ov1-3920717478da9986af6ce0e09ce86a99"
 	if base.Key() != want {
 		t.Errorf("desktop key %s, want the key of before, %s", base.Key(), want)
 	}

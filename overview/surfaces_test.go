@@ -18,7 +18,7 @@ func TestSurfaceKeys(t *testing.T) {
 	ov, aim, web := base, base, base
 	aim.Surface, web.Surface = kisa.SurfaceAIMode, kisa.SurfaceWeb
 	web.Screenshots = false
-	if ov.Key() != CacheKey("coffee", "at", "de", true) {
+	if ov.Key() != (Request{Query: "coffee", Country: "at", Language: "de", Screenshots: true}).Key() {
 		t.Errorf("the overview's key changed: %s", ov.Key())
 	}
 	for _, k := range []struct{ key, prefix string }{{aim.Key(), "aim1-"}, {web.Key(), "web1-"}} {
