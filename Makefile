@@ -12,7 +12,9 @@ WITH_ENV := source ./$(ENV_FILE) &&
 FUZZ_TARGETS := \
 	./api:FuzzOverviewRequest \
 	./api:FuzzAuthorization \
-	./worker/serp:FuzzExtract
+	./worker/serp:FuzzExtract \
+	./worker/serp:FuzzExtractAIMode \
+	./worker/serp:FuzzExtractWeb
 FUZZTIME ?= 2m
 FUZZTIME_SHORT ?= 5s
 # run-fuzz runs every target for the time given as $(1).
