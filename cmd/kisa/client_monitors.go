@@ -174,11 +174,7 @@ func defineMonitorHistory(fs *flag.FlagSet) func([]string) (clientCall, error) {
 		if len(args) != 2 {
 			return clientCall{}, errors.New("give the monitor's id and the target's id")
 		}
-		f, err := optionalTime(*from, "--from")
-		if err != nil {
-			return clientCall{}, err
-		}
-		t, err := optionalTime(*to, "--to")
+		f, t, err := timeRange(*from, *to)
 		if err != nil {
 			return clientCall{}, err
 		}
@@ -200,11 +196,7 @@ func defineMonitorVisibility(fs *flag.FlagSet) func([]string) (clientCall, error
 		if len(args) != 1 {
 			return clientCall{}, errors.New("give exactly one id")
 		}
-		f, err := optionalTime(*from, "--from")
-		if err != nil {
-			return clientCall{}, err
-		}
-		t, err := optionalTime(*to, "--to")
+		f, t, err := timeRange(*from, *to)
 		if err != nil {
 			return clientCall{}, err
 		}
@@ -212,6 +204,15 @@ func defineMonitorVisibility(fs *flag.FlagSet) func([]string) (clientCall, error
 			return c.MonitorVisibility(ctx, args[0], f, t, *group)
 		}}, nil
 	}
+}
+
+// timeRange parses the --from and --to flags (each optional).
+func timeRange(from, to string) (f, t time.Time, err error) {
+	if f, err = optionalTime(from, "--from"); err != nil {
+		return f, t, err
+	}
+	t, err = optionalTime(to, "--to")
+	return f, t, err
 }
 
 // optionalTime parses an RFC 3339 flag value; "" is the zero time.
