@@ -43,8 +43,13 @@ var fixturePages = []fixturePage{
 // what the fixture server serves now (-update rewrites them), without the
 // script that checks a browser's presence.
 func TestFixturePagesCurrent(t *testing.T) {
-	srv := serpfixture.New(serpfixture.Options{AllowAutomated: true})
-	for _, fp := range fixturePages {
+	checkFixturePages(t, serpfixture.New(serpfixture.Options{AllowAutomated: true}), fixturePages)
+}
+
+// checkFixturePages checks that each of pages in testdata/ is what srv
+// serves now for its request (-update rewrites them).
+func checkFixturePages(t *testing.T, srv http.Handler, pages []fixturePage) {
+	for _, fp := range pages {
 		t.Run(fp.file, func(t *testing.T) {
 			want := serve(t, srv, fp.target)
 			path := filepath.Join("testdata", fp.file)

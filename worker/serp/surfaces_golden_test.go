@@ -31,19 +31,7 @@ var aiModeFixturePages = []fixturePage{
 // TestAIModeFixturePagesCurrent checks that the AI Mode pages in
 // testdata/ are what the fixture server serves now (-update rewrites them).
 func TestAIModeFixturePagesCurrent(t *testing.T) {
-	srv := serpfixture.New(serpfixture.Options{})
-	for _, fp := range aiModeFixturePages {
-		t.Run(fp.file, func(t *testing.T) {
-			want := serve(t, srv, fp.target)
-			path := filepath.Join("testdata", fp.file)
-			if *update {
-				writeFile(t, path, want)
-			}
-			if got := readFile(t, path); got != want {
-				t.Errorf("%s is stale: run go test ./worker/serp -update", path)
-			}
-		})
-	}
+	checkFixturePages(t, serpfixture.New(serpfixture.Options{}), aiModeFixturePages)
 }
 
 // webPages are the pages under ExtractWeb's golden test: the real results
