@@ -173,8 +173,12 @@ func (p *Pool) allocatorOptions(dir string) []chromedp.ExecAllocatorOption {
 		// browser-initiated navigations and the spare renderer, Chromium
 		// starts no new process for the next visit of the same site (most
 		// of a visit's CPU was starting and ending renderers).
+		// Every new window (a tab has one) would also get the omnibox's
+		// WebUI popups, preloaded in renderers of their own (about 60 MB
+		// of PSS each, Chromium 156) that no page can see or use.
 		chromedp.Flag("disable-features", "AutofillServerCommunication,OptimizationHints,Translate,MediaRouter,RenderDocument,"+
-			"BackForwardCache,ProactivelySwapBrowsingInstance,SpareRendererForSitePerProcess"),
+			"BackForwardCache,ProactivelySwapBrowsingInstance,SpareRendererForSitePerProcess,"+
+			"WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI"),
 		chromedp.Flag("disable-blink-features", "AutomationControlled"))
 	if p.cfg.HostResolverRules != "" {
 		opts = append(opts, chromedp.Flag("host-resolver-rules", p.cfg.HostResolverRules))

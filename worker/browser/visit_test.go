@@ -4,18 +4,26 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"html"
 	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
@@ -387,4 +395,86 @@ func TestVisitReusedTabIsWiped(t *testing.T) {
 	if got, want := seen(second), seen(first); got != want {
 		t.Errorf("a reused tab shows the page %s, want what a new tab shows: %s", got, want)
 	}
+}
+
+// TestRenderersPerTab checks what a tab costs in processes: one renderer,
+// kept from visit to visit. Chromium's own window furniture (the
+// omnibox's WebUI popups, preloaded for every new window) would add two
+// renderers per tab, about 60 MB of PSS each, that no visit uses.
+func TestRenderersPerTab(t *testing.T) {
+	s := newSite(t)
+	const tabs = 3
+	p := newTestPool(t, func(c *Config) { c.Tabs = tabs })
+	visits := func() {
+		var wg sync.WaitGroup
+		for range tabs {
+			wg.Go(func() { visitOK(t, p, s.url("/fast")) })
+		}
+		wg.Wait()
+	}
+	visits()
+	b := p.current()
+	testenv.Eventually(t, 10*time.Second, "the tabs to be kept", func() bool { return b.idleCount() == tabs })
+	before := renderers(t, b.pid)
+	// The browser's first page (about:blank, from its start) has one too.
+	if len(before) > tabs+1 {
+		t.Errorf("%d renderer processes for %d tabs, want at most %d", len(before), tabs, tabs+1)
+	}
+	exec := cdp.WithExecutor(t.Context(), chromedp.FromContext(b.ctx).Browser)
+	targets, err := target.GetTargets().Do(exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		if tg.Type != "page" {
+			t.Errorf("target %s %s: want only the tabs' pages", tg.Type, tg.URL)
+		}
+	}
+	visits()
+	if after := renderers(t, b.pid); !slices.Equal(after, before) {
+		t.Errorf("renderer processes %v after more visits, want the same as before (%v)", after, before)
+	}
+}
+
+// renderers returns the pids of root's renderer processes, sorted.
+func renderers(tb testing.TB, root int) []int {
+	tb.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	parent := map[int]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 1 {
+			parent[pid], _ = strconv.Atoi(f[1])
+		}
+	}
+	under := func(pid int) bool {
+		for ; pid > 1; pid = parent[pid] {
+			if pid == root {
+				return true
+			}
+		}
+		return false
+	}
+	var out []int
+	for pid := range parent {
+		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		// Chromium rewrites its helpers' command lines; the renderer's
+		// client id stays in them.
+		if err == nil && under(pid) && bytes.Contains(cmd, []byte("--renderer-client-id=")) {
+			out = append(out, pid)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
