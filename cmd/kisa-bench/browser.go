@@ -22,7 +22,11 @@ func (s *suite) tabs() error {
 	}
 	var pts []point
 	for _, t := range tabCounts {
-		if err := s.startWorker(t); err != nil {
+		// No recycling during the figure: a recycled browser's helpers
+		// die with its process group and are reaped outside the
+		// worker's tree, so their CPU would go uncounted (with the
+		// default, 200 visits, the whole first browser's did).
+		if err := s.startWorker(t, "KISA_BROWSER_RECYCLE_AFTER=0"); err != nil {
 			return err
 		}
 		if _, err := s.overview(overviewBody(fmt.Sprintf("bench tabs warm-up %s %d", s.res.Time, t), true)); err != nil {

@@ -369,8 +369,9 @@ func (s *suite) stopAll() {
 }
 
 // startWorker (re)starts the worker with tabs tabs and waits until it is
-// ready; its TMPDIR is <dir>/tmp, where its profiles go.
-func (s *suite) startWorker(tabs int) error {
+// ready; its TMPDIR is <dir>/tmp, where its profiles go. extraEnv is added
+// to its environment.
+func (s *suite) startWorker(tabs int, extraEnv ...string) error {
 	if s.worker != nil {
 		s.worker.stop()
 	}
@@ -382,6 +383,7 @@ func (s *suite) startWorker(tabs int) error {
 		"KISA_SEARCH_URL=" + s.fixture + "/search", "TMPDIR=" + filepath.Join(s.dir, "tmp"),
 		"KISA_VISIT_TIMEOUT=120s", "KISA_OVERVIEW_TIMEOUT=600s", "KISA_ADMIN_TOKEN=" + s.token,
 		"KISA_MONITOR_MAX_TARGETS=0", "KISA_MONITOR_MAX_VISITS=0"}
+	env = append(env, extraEnv...)
 	p, err := s.spawn("kisa", env, "worker")
 	if err != nil {
 		return err
