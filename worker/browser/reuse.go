@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
@@ -22,8 +23,9 @@ import (
 // what a page can leave for the next one to read: the context's cookies,
 // the storage of every origin the visit reached (local and session
 // storage, IndexedDB, cache storage, service workers), window.name and
-// the tab's history. The HTTP cache stays, as a person's browser keeps
-// it. A visit that failed closes its tab: its state is unknown.
+// the tab's history; the last page's garbage is collected. The HTTP
+// cache stays, as a person's browser keeps it. A visit that failed closes
+// its tab: its state is unknown.
 
 // wipeWait bounds the wiping of a tab between two visits.
 const wipeWait = 2 * time.Second
@@ -152,6 +154,14 @@ func (t *tab) wipe(origins []string) error {
 	defer cancel()
 	_ = chromedp.Run(ctx, chromedp.Evaluate(wipeScript, nil)) // an error page has no storage to clear
 	if err := chromedp.Run(ctx, chromedp.Navigate("about:blank"), page.ResetNavigationHistory()); err != nil {
+		return err
+	}
+	// The last page's objects are garbage now; without a collection the
+	// idle renderer keeps them (and a V8 heap grown to hold them) into
+	// the next visit: about 58 MB of PSS per renderer instead of 40 after
+	// a hundred fixture visits. A full collection on about:blank takes
+	// milliseconds.
+	if err := chromedp.Run(ctx, heapprofiler.CollectGarbage()); err != nil {
 		return err
 	}
 	browser := cdp.WithExecutor(ctx, chromedp.FromContext(t.life).Browser)

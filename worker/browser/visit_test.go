@@ -22,6 +22,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
@@ -477,4 +478,36 @@ func renderers(tb testing.TB, root int) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestVisitReusedTabIsCollected checks that wiping a tab collects what
+// the last page left in the renderer's JavaScript heap: an idle tab
+// should not carry a page's garbage into the next visit.
+func TestVisitReusedTabIsCollected(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		// About 80 MB of arrays, held by the page until it goes.
+		io.WriteString(w, `<!doctype html><p>big</p><script>window.keep = [];
+for (let i = 0; i < 80; i++) window.keep.push(new Array(128 * 1024).fill(i + 0.5));</script>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	visitOK(t, p, srv.URL+"/big")
+	b := p.current()
+	testenv.Eventually(t, 10*time.Second, "the tab to be kept", func() bool { return b.idleCount() > 0 })
+	tb := b.takeIdle(t.Context(), b.idle[0].key)
+	defer b.endWipe(tb.key, tb, 1, testLogger(t))
+	var used float64
+	err := chromedp.Run(tb.life, chromedp.ActionFunc(func(ctx context.Context) (err error) {
+		used, _, _, _, err = runtime.GetHeapUsage().Do(ctx)
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used > 20<<20 {
+		t.Errorf("the idle tab's renderer holds %.0f MB of JavaScript heap, want the last page's 80 MB collected", used/(1<<20))
+	}
 }
