@@ -18,6 +18,11 @@ type Citation struct {
 	Title   string `json:"title"`
 	Source  string `json:"source"`
 	Favicon string `json:"favicon"`
+	// Position is the citation's 1-based place in the answer's citations,
+	// in order of first appearance (answer surfaces; 0 and absent
+	// elsewhere).
+	Position int `json:"position,omitempty"`
+	LinkState
 }
 
 // Source is one website of the overview's side panel (spec 2.4).
@@ -26,6 +31,27 @@ type Source struct {
 	Title  string `json:"title"`
 	Source string `json:"source"`
 	Icon   string `json:"icon"`
+	// Position is the source's 1-based place in the list the page shows
+	// (answer surfaces; 0 and absent elsewhere).
+	Position int `json:"position,omitempty"`
+	// Cited says whether an inline citation of the answer points at this
+	// source (answer surfaces; absent elsewhere): retrieved and cited
+	// are different things.
+	Cited *bool `json:"cited,omitempty"`
+	LinkState
+}
+
+// LinkState is what a citation or source shows beside its link: the
+// date its card shows, and whether its URL is the target page.
+type LinkState struct {
+	// PublishedAt is the date the card shows (YYYY-MM-DD, or as shown
+	// when the page gives no year), absent when it shows none.
+	PublishedAt string `json:"publishedAt,omitempty"`
+	// Resolved is set when the page links through the engine's opaque
+	// redirect: true when URL is the target the visit learnt through it,
+	// false when URL is the absolute redirect link itself. Absent for a
+	// direct link.
+	Resolved *bool `json:"resolved,omitempty"`
 }
 
 // Paragraph is one block of the overview with the citations standing in it.

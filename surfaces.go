@@ -55,12 +55,19 @@ type AnswerTurn struct {
 	Query string `json:"query"`
 	// Complete is false when the answer was still streaming when the
 	// page was read.
-	Complete     bool        `json:"complete"`
-	Text         string      `json:"text"`
+	Complete bool   `json:"complete"`
+	Text     string `json:"text"`
+	// Markdown is the answer as Markdown with numbered citation markers
+	// ([1] is Citations[0]); answer surfaces only.
+	Markdown     string      `json:"markdown,omitempty"`
 	Paragraphs   []Paragraph `json:"paragraphs"`
 	Citations    []Citation  `json:"citations"`
 	Sources      []Source    `json:"sources"`
 	RelatedLinks []Link      `json:"relatedLinks"`
+	// Model and SearchQueries are the model and the web searches the
+	// page shows for this answer, when it shows them.
+	Model         string   `json:"model,omitempty"`
+	SearchQueries []string `json:"searchQueries,omitempty"`
 }
 
 // Reasons why an AI Mode page holds no answer (AIModeResult.Reason).
