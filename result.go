@@ -92,7 +92,7 @@ type Result struct {
 	Overview Overview `json:"overview"`
 	// AIMode and Web are the readings of the other surfaces' pages
 	// (surfaces.go); nil on an overview's result.
-	AIMode      *AIModeResult     `json:"aiMode,omitempty"`
+	AIMode      *Answer           `json:"aiMode,omitempty"`
 	Web         *WebResults       `json:"web,omitempty"`
 	Screenshots map[string]string `json:"screenshots,omitempty"`
 	// RawHTML is the object key of the page's HTML after expansion,

@@ -70,17 +70,18 @@ type AnswerTurn struct {
 	SearchQueries []string `json:"searchQueries,omitempty"`
 }
 
-// Reasons why an AI Mode page holds no answer (AIModeResult.Reason).
+// Reasons why an answer page holds no answer (Answer.Reason).
 const (
 	// ReasonNotAvailable: the page says that AI Mode is not offered in
 	// the country (or language) of the request, e.g. in France.
 	ReasonNotAvailable = "not_available"
 )
 
-// AIModeResult is what extraction reads from an AI Mode page: the answer
+// Answer is what extraction reads from a conversational answer page (AI
+// Mode, and the AI assistants' own pages): the answer
 // to the query (the first turn, inline) and one entry per follow-up in
 // Turns.
-type AIModeResult struct {
+type Answer struct {
 	// HasAnswer is false when the page holds no answer; Reason says why.
 	HasAnswer bool   `json:"hasAnswer"`
 	Reason    string `json:"reason,omitempty"`

@@ -494,7 +494,7 @@ func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 		RelatedLinks: []kisa.Link{{URL: "https://guides.example/frogs", Title: "A guide to frogs", Source: "guides.example"}}}
 	follow := turn
 	follow.Query = "and toads?"
-	aim := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", AIMode: &kisa.AIModeResult{HasAnswer: true, AnswerTurn: turn,
+	aim := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", AIMode: &kisa.Answer{HasAnswer: true, AnswerTurn: turn,
 		Turns: []kisa.AnswerTurn{follow}}, Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotBeforeSubmit: "b.png", kisa.ShotResponse: "c.png"}}
 	web := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", Web: &kisa.WebResults{Organic: []kisa.OrganicResult{
 		{Position: 1, Title: "Why frogs are green", URL: "https://nature.example/frogs", Description: "Frogs are green."},

@@ -136,7 +136,7 @@ func TestRegistrable(t *testing.T) {
 func TestReadingOfSurfaces(t *testing.T) {
 	cite := func(u string) []kisa.Citation { return []kisa.Citation{{URL: u}} }
 	aiMode := kisa.Result{Overview: kisa.Overview{HasOverview: true, Text: "not this"},
-		AIMode: &kisa.AIModeResult{HasAnswer: true, AnswerTurn: kisa.AnswerTurn{Complete: true, Text: "Trail shoes grip.",
+		AIMode: &kisa.Answer{HasAnswer: true, AnswerTurn: kisa.AnswerTurn{Complete: true, Text: "Trail shoes grip.",
 			Sources: src("https://a.com/"), Citations: cite("https://a.com/"),
 			Paragraphs: []kisa.Paragraph{{Citations: cite("https://b.com/")}}},
 			Turns: []kisa.AnswerTurn{{Text: "a follow-up", Sources: src("https://c.com/")}}}}
@@ -161,7 +161,7 @@ func TestReadingOfSurfaces(t *testing.T) {
 				Citations: append(cite("https://a.com/"), cite("https://b.com/")...)}, true},
 		{"AI Mode: the first answer", SurfaceAIMode, aiMode, Reading{HasOverview: true, Text: "Trail shoes grip.",
 			Sources: src("https://a.com/"), Citations: append(cite("https://a.com/"), cite("https://b.com/")...)}, true},
-		{"AI Mode not offered", SurfaceAIMode, kisa.Result{AIMode: &kisa.AIModeResult{Reason: kisa.ReasonNotAvailable}}, Reading{}, false},
+		{"AI Mode not offered", SurfaceAIMode, kisa.Result{AIMode: &kisa.Answer{Reason: kisa.ReasonNotAvailable}}, Reading{}, false},
 		{"web: organic results as sources", SurfaceWebSearch, web("https://www.shop.example.com/a", "https://b.org/"),
 			Reading{HasOverview: true, Sources: []kisa.Source{{URL: "https://www.shop.example.com/a", Title: "Thttps://www.shop.example.com/a",
 				Source: "shop.example.com"}, {URL: "https://b.org/", Title: "Thttps://b.org/", Source: "b.org"}}}, true},

@@ -51,9 +51,9 @@ func Results(req Request, res kisa.Result) map[string]any {
 // aiModeResults renders an AI Mode reading: the answer's fields as the
 // overview's (turn), hasAnswer, the reason when there is none, and one
 // entry per follow-up in turns.
-func aiModeResults(r *kisa.AIModeResult, sel Fields) map[string]any {
+func aiModeResults(r *kisa.Answer, sel Fields) map[string]any {
 	if r == nil {
-		r = &kisa.AIModeResult{}
+		r = &kisa.Answer{}
 	}
 	out := turn(r.AnswerTurn, sel)
 	out["hasAnswer"] = r.HasAnswer

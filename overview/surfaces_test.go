@@ -51,7 +51,7 @@ func TestSurfaceResults(t *testing.T) {
 	if want := `{"organic":[{"position":1,"url":"https://a.example/"}]}`; got != want {
 		t.Errorf("web results = %s, want %s", got, want)
 	}
-	aim := kisa.Result{AIMode: &kisa.AIModeResult{Reason: kisa.ReasonNotAvailable,
+	aim := kisa.Result{AIMode: &kisa.Answer{Reason: kisa.ReasonNotAvailable,
 		AnswerTurn: kisa.AnswerTurn{Complete: true}}}
 	got = render(t, Results(Request{Surface: kisa.SurfaceAIMode, Fields: Fields{ParagraphText: true}}, aim))
 	want := `{"citations":[],"complete":true,"hasAnswer":false,"paragraphs":[],"reason":"not_available","relatedLinks":[],"sources":[],"text":"","turns":[]}`

@@ -57,8 +57,8 @@ var AIModeNotAvailable = []string{
 // kisa.Unrecognised when the page has neither a readable answer nor that
 // notice (never a silent empty answer), and a plain error when the page
 // cannot be parsed.
-func ExtractAIMode(page string) (kisa.AIModeResult, error) {
-	res := kisa.AIModeResult{AnswerTurn: emptyTurn(), Turns: []kisa.AnswerTurn{}}
+func ExtractAIMode(page string) (kisa.Answer, error) {
+	res := kisa.Answer{AnswerTurn: emptyTurn(), Turns: []kisa.AnswerTurn{}}
 	doc, err := parse(page)
 	if err != nil {
 		return res, err

@@ -4,7 +4,7 @@
 // the AI overview's markup in a file of its own (aimc.go, gen2025.go, see
 // generation.go), AI Mode's page in aimode.go and the organic results in
 // web.go. The browser's in-page checks use the same constants.
-// Extraction (HTML to kisa.Overview, kisa.AIModeResult, kisa.WebResults)
+// Extraction (HTML to kisa.Overview, kisa.Answer, kisa.WebResults)
 // is a pure function per surface, tested on the saved pages in testdata/
 // and serpfixture/captured.
 package serp

@@ -63,7 +63,7 @@ func TestExtractAIMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := []kisa.Source{{URL: "https://src.example/a", Title: "Src", Source: "src.example"}}
-	want := kisa.AIModeResult{HasAnswer: true,
+	want := kisa.Answer{HasAnswer: true,
 		AnswerTurn: kisa.AnswerTurn{Query: "first question", Complete: true,
 			Text: "Answer one, see this guide.\nterm is linked.",
 			Paragraphs: []kisa.Paragraph{{Text: "Answer one, see this guide.", Citations: []kisa.Citation{}},
