@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/csv"
 	"errors"
 	"io"
 	"net/http"
@@ -281,7 +280,7 @@ func writeHistoryCSV(c *gin.Context, h monitor.History) {
 	c.Header("Content-Type", "text/csv; charset=utf-8")
 	c.Header("Content-Disposition", `attachment; filename="history-`+h.Target.ID+`.csv"`)
 	c.Status(http.StatusOK)
-	w := csv.NewWriter(c.Writer)
+	w := newSafeCSV(c.Writer)
 	w.Write(historyColumns)
 	for _, r := range h.Readings {
 		base := []string{r.Time.Format(time.RFC3339), r.Status, deref(r.Failure), h.Target.Query,
