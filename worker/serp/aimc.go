@@ -22,9 +22,9 @@ var aimc = generation{
 		`[role="status"], [role="progressbar"], [aria-live], ` +
 		`[style*="display:none"], [style*="display: none"], [data-xid^="aim-aside"], ` +
 		`[data-container-id="rhs-col"]`,
-	chips:   CitationChip,
-	chipKey: "data-icl-uuid",
-	links:   sv6Links,
+	chips: "button",
+	key:   aimcChipKey,
+	links: sv6Links,
 }
 
 // Hooks of the aimc answer, its citations and its side panel.
@@ -36,12 +36,26 @@ const (
 	// fixture's overview has the column without the subtree).
 	AnswerColumn = `.mZJni, [data-container-id="main-col"]`
 	// CitationChip is an inline citation button; its data-icl-uuid names
-	// the hidden JSON comment that lists its links.
+	// the JSON comment that lists its links (on a page saved without
+	// attributes, any button of the answer is a chip candidate: see
+	// aimcChipKey).
 	CitationChip = `button[data-icl-uuid]`
 	// CitationDataBlock holds the hidden <!--Sv6Kpe[...]--> JSON comments.
 	CitationDataBlock = `[data-crb-el]`
-	// CitationCommentPrefix starts the HTML comment with a chip's links.
+	// CitationCommentPrefix starts the HTML comments of the data blocks
+	// with the chips' and the side panel's links.
 	CitationCommentPrefix = `Sv6Kpe`
+	// ChipCommentPrefix starts the HTML comment after a chip with its
+	// links (June 2026 on): "TgQPHd<ids>|<ids>|[...]".
+	ChipCommentPrefix = `TgQPHd`
+	// ChipLink is a link beside a chip's button (September 2026) that
+	// names the chip's first site, labelled "Site (+N) – Title. Related
+	// results".
+	ChipLink = `a[href][aria-label]`
+	// ChipLinkLabelSeparator separates the site from the title in a
+	// ChipLink's label; ChipLinkLabelSuffix ends the label.
+	ChipLinkLabelSeparator = " – "
+	ChipLinkLabelSuffix    = "Related results"
 	// SidePanelLink is one website of the side panel of sources.
 	SidePanelLink = `[data-xid="aim-aside-initial-corroboration-container"] li a.NDNGvf`
 	// SidePanelAllLink is one website of the "Show all" dialog of the side

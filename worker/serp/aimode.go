@@ -58,18 +58,25 @@ var AIModeNotAvailable = []string{
 // notice (never a silent empty answer), and a plain error when the page
 // cannot be parsed.
 func ExtractAIMode(page string) (kisa.Answer, error) {
+	return ExtractAIModeAt(page, EngineOrigin)
+}
+
+// ExtractAIModeAt is ExtractAIMode of a page whose relative links are
+// read against base (the page's address; EngineOrigin when base is not
+// absolute).
+func ExtractAIModeAt(page, base string) (kisa.Answer, error) {
 	res := kisa.Answer{AnswerTurn: emptyTurn(), Turns: []kisa.AnswerTurn{}}
-	doc, err := parse(page)
+	doc, err := parseAt(page, base)
 	if err != nil {
 		return res, err
 	}
-	if notAvailable(doc) {
+	if notAvailable(doc.Document) {
 		res.Reason = kisa.ReasonNotAvailable
 		res.Complete = true
 		return res, nil
 	}
 	var turns []kisa.AnswerTurn
-	for _, unit := range answerUnits(doc) {
+	for _, unit := range answerUnits(doc.Document) {
 		if t, ok := readTurn(doc, unit); ok {
 			turns = append(turns, t)
 		}
@@ -124,7 +131,7 @@ func answerUnits(doc *goquery.Document) []*goquery.Selection {
 }
 
 // readTurn reads one turn; ok is false when it holds no answer text.
-func readTurn(doc *goquery.Document, unit *goquery.Selection) (kisa.AnswerTurn, bool) {
+func readTurn(doc pageDoc, unit *goquery.Selection) (kisa.AnswerTurn, bool) {
 	t := emptyTurn()
 	box := unit
 	if unit.Is(AIModeTurn) {
@@ -148,7 +155,7 @@ func readTurn(doc *goquery.Document, unit *goquery.Selection) (kisa.AnswerTurn, 
 	t.Query = promptOf(unit)
 	t.Text = strings.Join(texts, "\n")
 	t.Sources = sources
-	t.RelatedLinks = relatedLinks(col, sources, t.Citations)
+	t.RelatedLinks = relatedLinks(doc, col, sources, t.Citations)
 	t.Complete = !box.Is(AIModeStreaming) && box.Find(AIModeStreaming).Length() == 0
 	return t, true
 }
@@ -162,7 +169,7 @@ func promptOf(unit *goquery.Selection) string {
 
 // relatedLinks returns the web links in the answer's column that are
 // neither sources nor citations, once per URL.
-func relatedLinks(col *goquery.Selection, sources []kisa.Source, cites []kisa.Citation) []kisa.Link {
+func relatedLinks(p pageDoc, col *goquery.Selection, sources []kisa.Source, cites []kisa.Citation) []kisa.Link {
 	out := []kisa.Link{}
 	seen := map[string]bool{}
 	for _, s := range sources {
@@ -173,8 +180,8 @@ func relatedLinks(col *goquery.Selection, sources []kisa.Source, cites []kisa.Ci
 	}
 	skip := nodeSet(col.Find(aimc.noText))
 	col.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
-		u := targetURL(a.AttrOr("href", ""))
-		if u == "" || seen[u] || insideSet(a, skip) || isSearchLink(u) {
+		u := p.linkOf(a.AttrOr("href", "")).url
+		if u == "" || seen[u] || insideSet(a, skip) || isSearchLink(u) || isChipLink(a) {
 			return
 		}
 		seen[u] = true
@@ -203,4 +210,10 @@ func isSearchLink(u string) bool {
 	}
 	host := strings.ToLower(p.Hostname())
 	return p.Path == SearchPath && (strings.HasPrefix(host, "google.") || strings.Contains(host, ".google."))
+}
+
+// isChipLink reports whether a is the link beside a chip's button
+// (ChipLink), a citation rather than a related link.
+func isChipLink(a *goquery.Selection) bool {
+	return a.Is(ChipLink) && a.SiblingsFiltered("button").Length() > 0
 }

@@ -31,13 +31,19 @@ import (
 // the page shows an overview block with content that no generation reads,
 // and a plain error when the page cannot be parsed as HTML.
 func Extract(page string) (kisa.Overview, error) {
-	doc, err := parse(page)
+	return ExtractAt(page, EngineOrigin)
+}
+
+// ExtractAt is Extract of a page whose relative links are read against
+// base (the page's address; EngineOrigin when base is not absolute).
+func ExtractAt(page, base string) (kisa.Overview, error) {
+	doc, err := parseAt(page, base)
 	if err != nil {
 		return emptyOverview(), err
 	}
 	ov := extractDoc(doc)
 	if !ov.HasOverview {
-		if what := unreadContent(doc); what != "" {
+		if what := unreadContent(doc.Document); what != "" {
 			return ov, fmt.Errorf("%w: overview block holds content no generation (%s) reads: %.80q",
 				kisa.Unrecognised, strings.Join(Generations(), ", "), what)
 		}
@@ -67,7 +73,7 @@ func emptyOverview() kisa.Overview {
 
 // extractDoc is Extract on a parsed page, without the check for unknown
 // markup.
-func extractDoc(doc *goquery.Document) kisa.Overview {
+func extractDoc(doc pageDoc) kisa.Overview {
 	ov := emptyOverview()
 	box := doc.Find(OverviewContainer).First()
 	r, ok := readAnswer(box)
@@ -145,7 +151,7 @@ type block struct {
 // a block and which are citation chips.
 type blockReader struct {
 	skip, blocks, chips map[*html.Node]bool
-	chipKey             string // the chips' attribute naming their links
+	key                 func(*html.Node) string // a chip's key among its links
 }
 
 // readBlocks returns the answer's blocks in document order, leaving out
@@ -158,10 +164,10 @@ func (g generation) readBlocks(answer *goquery.Selection) []block {
 		return nil
 	}
 	r := blockReader{
-		skip:    nodeSet(answer.Find(g.noText)),
-		blocks:  nodeSet(answer.Find(g.blocks)),
-		chips:   nodeSet(answer.Find(g.chips)),
-		chipKey: g.chipKey,
+		skip:   nodeSet(answer.Find(g.noText)),
+		blocks: nodeSet(answer.Find(g.blocks)),
+		chips:  nodeSet(answer.Find(g.chips)),
+		key:    g.key,
 	}
 	var out []block
 	var loose looseText
@@ -189,7 +195,7 @@ func (l *looseText) flush() block {
 func (r blockReader) walk(n *html.Node, inBlock bool, out *[]block, loose *looseText) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if !inBlock && r.chips[c] {
-			loose.chips = append(loose.chips, attr(c, r.chipKey))
+			loose.chips = append(loose.chips, r.key(c))
 		}
 		switch {
 		case r.skip[c]:
@@ -224,7 +230,7 @@ func (r blockReader) read(n *html.Node) block {
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if r.chips[c] {
-				b.chips = append(b.chips, attr(c, r.chipKey))
+				b.chips = append(b.chips, r.key(c))
 			}
 			switch {
 			case r.skip[c] || r.blocks[c]:

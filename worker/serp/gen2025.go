@@ -6,6 +6,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/kisa-dev/kisa"
+	"golang.org/x/net/html"
 )
 
 // gen2025 is the overview of April 2025 (the captured page "mobile app
@@ -21,9 +22,9 @@ var gen2025 = generation{
 	noText: `script, style, template, noscript, svg, img, g-img, button, ` +
 		`[role="button"], [role="dialog"], [aria-hidden="true"]:not([ahbak]), ` +
 		`[style*="display:none"], [style*="display: none"], [jscontroller="g4PEk"]`,
-	chips:   Card2025Chip,
-	chipKey: "data-cid",
-	links:   cardLinks,
+	chips: Card2025Chip,
+	key:   func(n *html.Node) string { return attr(n, "data-cid") },
+	links: cardLinks,
 }
 
 // Hooks of the 2025 generation's sources and chips.
@@ -51,11 +52,11 @@ var (
 // cardLinks reads the 2025 generation's sources from its cards and each
 // chip's citations from the script data, which numbers the sources in
 // card order.
-func cardLinks(doc *goquery.Document, box *goquery.Selection) (map[string][]kisa.Citation, []kisa.Source) {
+func cardLinks(p pageDoc, box *goquery.Selection) (map[string][]kisa.Citation, []kisa.Source) {
 	sources, cites := []kisa.Source{}, []kisa.Citation{}
 	seen := map[string]bool{}
 	box.Find(Card2025Link).Each(func(_ int, a *goquery.Selection) {
-		u := cleanURL(a.AttrOr("href", ""))
+		u := p.linkOf(a.AttrOr("href", "")).url
 		if u == "" || seen[u] {
 			return
 		}
@@ -72,7 +73,7 @@ func cardLinks(doc *goquery.Document, box *goquery.Selection) (map[string][]kisa
 		site := normalise(card.Find(Card2025Site).First().Text())
 		cites = append(cites, kisa.Citation{URL: s.URL, Title: s.Title, Source: firstOf(site, s.Source), Favicon: s.Icon})
 	})
-	return chipCitations2025(scriptText(doc), cites), sources
+	return chipCitations2025(scriptText(p.Document), cites), sources
 }
 
 // chipCitations2025 maps every chip of the script data to the citations

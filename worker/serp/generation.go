@@ -24,12 +24,13 @@ type generation struct {
 	blocks string
 	// noText are the subtrees of the answer whose text is not the answer.
 	noText string
-	// chips are the inline citation chips; chipKey is the attribute that
-	// names a chip's links for links.
-	chips, chipKey string
-	// links reads the links behind the chips (by chipKey value) and the
-	// overview's sources, once per URL, from the page and its block.
-	links func(doc *goquery.Document, box *goquery.Selection) (chips map[string][]kisa.Citation, sources []kisa.Source)
+	// chips are the inline citation chips; key names a chip's links
+	// among those links reads ("" for a chip without links).
+	chips string
+	key   func(chip *html.Node) string
+	// links reads the links behind the chips (by key) and the overview's
+	// sources, once per URL, from the page and its block.
+	links func(p pageDoc, box *goquery.Selection) (chips map[string][]kisa.Citation, sources []kisa.Source)
 }
 
 // generations are the known generations, newest first.

@@ -8,27 +8,35 @@ import (
 )
 
 // readSources returns the websites of the overview's side panel: those
-// shown at first, then those behind "Show all", once per URL. Title and
-// icon come from the entry's markup, or else from the page's records of
-// the same URL; Source is the URL's domain.
-func readSources(box *goquery.Selection, idx linkIndex) []kisa.Source {
+// shown at first, then those behind "Show all", once per URL. Title, icon
+// and date come from the entry's markup, or else from the page's records
+// of the same URL; Source is the URL's domain (for a link through the
+// engine's opaque redirect, the domain its favicon names, else the site
+// name its card shows).
+func readSources(p pageDoc, box *goquery.Selection, idx linkIndex) []kisa.Source {
 	out := []kisa.Source{}
 	seen := map[string]bool{}
 	box.Find(SidePanelLink + ", " + SidePanelAllLink).Each(func(_ int, a *goquery.Selection) {
-		u := cleanURL(a.AttrOr("href", ""))
-		if u == "" || seen[u] {
+		l := p.linkOf(a.AttrOr("href", ""))
+		if l.url == "" || seen[l.url] {
 			return
 		}
-		seen[u] = true
-		info := idx.byURL[u]
-		out = append(out, kisa.Source{
-			URL:    u,
-			Title:  firstOf(info.title, labelTitle(a.AttrOr("aria-label", ""))),
-			Source: domainOf(u),
-			Icon:   info.favicon,
-		})
+		seen[l.url] = true
+		out = append(out, sourceFor(l, idx.byURL[l.url], a))
 	})
 	return out
+}
+
+// sourceFor is the source of link l from what the page says about it and
+// its link element a.
+func sourceFor(l link, info linkInfo, a *goquery.Selection) kisa.Source {
+	return kisa.Source{
+		URL:       l.url,
+		Title:     firstOf(info.title, labelTitle(a.AttrOr("aria-label", ""))),
+		Source:    firstOf(sourceOf(l, info.favicon), info.site),
+		Icon:      info.favicon,
+		LinkState: l.state(info.date),
+	}
 }
 
 // labelTitle returns the title in a side panel link's aria-label
