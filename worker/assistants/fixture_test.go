@@ -29,7 +29,7 @@ var fixtureWant = map[string]struct {
 }{
 	site.ChatGPT:    {"For best air purifier for a bedroom, the most important thing", 3, 4, 3, "gpt-5-2", 0},
 	site.Perplexity: {"The capital of Australia is Canberra, not Sydney.", 9, 15, 9, "Sonar", 2},
-	site.Gemini:     {"Here is what matters for best air purifier for a bedroom", 3, 4, 3, "2.5 Flash", 0},
+	site.Gemini:     {"Here is what matters for best air purifier for a bedroom", 4, 5, 4, "2.5 Flash", 0},
 	site.Copilot:    {"For best air purifier for a bedroom, a purifier with a true HEPA filter", 2, 3, 2, "", 0},
 }
 
@@ -95,6 +95,9 @@ func TestReadFixtureFinished(t *testing.T) {
 					t.Errorf("citation %d: %+v, or no marker in the markdown", i, c)
 				}
 			}
+			if engine == site.Perplexity && (last.Sources[0].PublishedAt != "2001-08-27" || last.Sources[12].PublishedAt != "") {
+				t.Errorf("sources' dates %q, %q; want 2001-08-27 and none", last.Sources[0].PublishedAt, last.Sources[12].PublishedAt)
+			}
 			if last.Model != want.model || len(last.SearchQueries) != want.searchQueries {
 				t.Errorf("model %q, search queries %q", last.Model, last.SearchQueries)
 			}
@@ -138,6 +141,16 @@ func TestReadFixtureSourcesClosed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadAnswerBesideInvisibleCheck reads an answer on a page that
+// also embeds an invisible Turnstile check, as the engines' pages do.
+func TestReadAnswerBesideInvisibleCheck(t *testing.T) {
+	page := render(t, site.ChatGPT, site.Page{Prompts: []string{"q"}})
+	page = strings.Replace(page, "</body>", `<iframe src="https://challenges.cloudflare.com/cdn-cgi/challenge-platform/turnstile" style="display:none"></iframe></body>`, 1)
+	if a, err := assistants.ReadChatGPT(page); err != nil || !a.HasAnswer {
+		t.Fatalf("answer %v, error %v", a.HasAnswer, err)
 	}
 }
 

@@ -15,7 +15,9 @@ import (
 // sources-carousel-inline and source-inline-chip, sources-list and
 // browse-item, rich-textarea, the send button, aria-busy while an answer
 // streams and the response footer's "complete"); the notices are
-// modelled (docs/surfaces.md).
+// modelled (docs/surfaces.md). A saved answer of January 2026 quoted in
+// a public guide shows the markdown panel carrying aria-busy and a
+// footnote's sup standing alone beside source-inline-chip-container.
 var Gemini = Hooks{
 	Engine:         "Gemini",
 	Composer:       `rich-textarea .ql-editor[contenteditable="true"]`,
@@ -37,8 +39,10 @@ var Gemini = Hooks{
 // Markup of Gemini's answers beyond its Hooks.
 const (
 	// geminiCitation is an inline citation: a footnote that numbers its
-	// source in the answer's sources list, or a chip that names it.
-	geminiCitation = `source-footnote, source-inline-chip`
+	// source in the answer's sources list (a sup with
+	// data-turn-source-index, wrapped in source-footnote or standing
+	// alone), or a chip that names it.
+	geminiCitation = `source-footnote, sup[data-turn-source-index], source-inline-chip`
 	// geminiSource is one entry of the sources list.
 	geminiSource = `sources-list browse-item a[href], sources-list a[href]`
 	// geminiModel is the model switcher's button, which names the model.
@@ -99,8 +103,8 @@ func geminiTurns(doc *goquery.Document) []turn {
 // geminiRef reads a citation: the source position a footnote numbers,
 // or the site a chip names ("View source details for citation from X").
 func geminiRef(s *goquery.Selection) ref {
-	if goquery.NodeName(s) == "source-footnote" {
-		n, _ := strconv.Atoi(s.Find(`[data-turn-source-index]`).AttrOr("data-turn-source-index", ""))
+	if name := goquery.NodeName(s); name == "source-footnote" || name == "sup" {
+		n, _ := strconv.Atoi(s.Find(`[data-turn-source-index]`).AddSelection(s).AttrOr("data-turn-source-index", ""))
 		if n == 0 {
 			return ref{}
 		}

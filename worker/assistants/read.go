@@ -55,19 +55,15 @@ const skipAlways = `script, style, template, noscript, svg, img, button, input, 
 	`[role="button"], [aria-hidden="true"], .sr-only, [hidden], [style*="display:none"], [style*="display: none"]`
 
 // read reads page with r: the answers in order, the first inline and
-// the others in Turns. It refuses a page behind a human check, a sign-in
-// wall or a usage limit (kisa.Blocked), the engine's own error
-// (kisa.Unavailable), and a page with no answer it can read
-// (kisa.Unrecognised).
+// the others in Turns. A page without an answer it can read is refused:
+// behind a human check, a sign-in wall or a usage limit (kisa.Blocked),
+// with the engine's own error (kisa.Unavailable), or else
+// kisa.Unrecognised.
 func read(page string, r reading) (kisa.Answer, error) {
 	res := kisa.Answer{AnswerTurn: emptyTurn(), Turns: []kisa.AnswerTurn{}}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
 	if err != nil {
 		return res, fmt.Errorf("assistants: parse %s page: %w", r.hooks.Engine, err)
-	}
-	if humanCheck(doc) {
-		return res, &kisa.Error{Failure: kisa.Blocked,
-			Message: r.hooks.Engine + " asked for a human check; try again later"}
 	}
 	var turns []kisa.AnswerTurn
 	for _, t := range r.turns(doc) {
@@ -84,10 +80,14 @@ func read(page string, r reading) (kisa.Answer, error) {
 	return res, nil
 }
 
-// noAnswer says why a page without a readable answer has none.
+// noAnswer says why a page without a readable answer has none. A human
+// check is looked for only here: the engines embed invisible checks
+// (Turnstile) in pages that answer.
 func (r reading) noAnswer(doc *goquery.Document) error {
 	h := r.hooks
 	switch {
+	case humanCheck(doc):
+		return &kisa.Error{Failure: kisa.Blocked, Message: h.Engine + " asked for a human check; try again later"}
 	case matches(doc, h.UsageLimit) || startsWithAny(pageText(doc), UsageLimitPhrases):
 		return &kisa.Error{Failure: kisa.Blocked, Message: h.Engine + " says the visitor's messages are spent; try again later"}
 	case matches(doc, h.SignInWall):
