@@ -29,6 +29,16 @@ const (
 	SearchPath = `/search`
 	// AIModeFollowUp is the box for a follow-up prompt below the answers.
 	AIModeFollowUp = `textarea`
+	// AnswerLead is the lead of an answer's text inside its aimc subtree
+	// (the first words, or an empty element before them).
+	AnswerLead = `[data-subtree="aimfl"]`
+	// FormControl is a control of a form inside an answer (its feedback
+	// form): what stands around one is not the answer (structuralColumn).
+	FormControl = `textarea, input, select`
+	// PanelEntryLink is the link of an entry of a side panel of sources
+	// on a page without the panel's classes: a labelled link in a list
+	// item (see isPanelLink).
+	PanelEntryLink = `li a[href][aria-label]`
 	// AIModeNotice is the notice a page shows in place of AI Mode where it
 	// is not offered; its text is one of AIModeNotAvailable.
 	AIModeNotice = `[role="alert"], [role="main"] h1, [role="main"] h2, #aim-unavailable`
@@ -76,8 +86,11 @@ func ExtractAIModeAt(page, base string) (kisa.Answer, error) {
 		return res, nil
 	}
 	var turns []kisa.AnswerTurn
-	for _, unit := range answerUnits(doc.Document) {
+	units := answerUnits(doc.Document)
+	prompts := promptsBefore(doc.Document, units)
+	for _, unit := range units {
 		if t, ok := readTurn(doc, unit); ok {
+			t.Query = firstOf(t.Query, prompts[unit.Get(0)])
 			turns = append(turns, t)
 		}
 	}
@@ -140,7 +153,16 @@ func readTurn(doc pageDoc, unit *goquery.Selection) (kisa.AnswerTurn, bool) {
 		}
 	}
 	col := box.Find(aimc.answer).First()
-	blocks := aimc.readBlocks(col)
+	var blocks []block
+	var skip []*html.Node
+	if col.Length() > 0 {
+		blocks = aimc.readBlocks(col)
+	} else {
+		var st structure
+		col, st = structuralColumn(box)
+		blocks = aimc.readBlocksWith(col, st.paragraphs, st.controls)
+		skip = st.controls
+	}
 	if len(blocks) == 0 {
 		return t, false
 	}
@@ -155,21 +177,60 @@ func readTurn(doc pageDoc, unit *goquery.Selection) (kisa.AnswerTurn, bool) {
 	t.Query = promptOf(unit)
 	t.Text = strings.Join(texts, "\n")
 	t.Sources = sources
-	t.RelatedLinks = relatedLinks(doc, col, sources, t.Citations)
+	t.RelatedLinks = relatedLinks(doc, col, sources, t.Citations, skip...)
 	t.Complete = !box.Is(AIModeStreaming) && box.Find(AIModeStreaming).Length() == 0
 	return t, true
 }
 
+// promptsBefore returns, for answer units that are not whole turns (a
+// page without the turns' markers), the prompt heading (AIModePrompt)
+// that stands last before each outside every answer, by unit.
+func promptsBefore(doc *goquery.Document, units []*goquery.Selection) map[*html.Node]string {
+	out := map[*html.Node]string{}
+	want := map[*html.Node]bool{}
+	for _, u := range units {
+		if !u.Is(AIModeTurn) {
+			want[u.Get(0)] = true
+		}
+	}
+	if len(want) == 0 {
+		return out
+	}
+	headings := nodeSet(doc.Find(AIModePrompt).FilterFunction(func(_ int, h *goquery.Selection) bool {
+		return h.ParentsFiltered(AnswerSubtree).Length() == 0
+	}))
+	last := ""
+	for n := doc.Get(0); n != nil; n = next(n) {
+		switch {
+		case headings[n]:
+			last = promptText(goquery.NewDocumentFromNode(n).Selection)
+		case want[n]:
+			out[n], last = last, ""
+		}
+	}
+	return out
+}
+
 // promptOf returns the prompt a turn repeats, without its label.
 func promptOf(unit *goquery.Selection) string {
-	h := unit.Find(AIModePrompt).First().Clone()
+	return promptText(unit.Find(AIModePrompt).First())
+}
+
+// promptText is the text of a prompt heading without its label: the
+// AIModePromptLabel element, or, on a page without classes, a first
+// child element whose text ends in a colon ("You said:") before others.
+func promptText(h *goquery.Selection) string {
+	h = h.Clone()
 	h.Find(AIModePromptLabel).Remove()
+	if kids := h.Children(); kids.Length() > 1 && strings.HasSuffix(normalise(kids.First().Text()), ":") {
+		kids.First().Remove()
+	}
 	return normalise(h.Text())
 }
 
 // relatedLinks returns the web links in the answer's column that are
 // neither sources nor citations, once per URL.
-func relatedLinks(p pageDoc, col *goquery.Selection, sources []kisa.Source, cites []kisa.Citation) []kisa.Link {
+func relatedLinks(p pageDoc, col *goquery.Selection, sources []kisa.Source, cites []kisa.Citation, noText ...*html.Node) []kisa.Link {
 	out := []kisa.Link{}
 	seen := map[string]bool{}
 	for _, s := range sources {
@@ -178,7 +239,7 @@ func relatedLinks(p pageDoc, col *goquery.Selection, sources []kisa.Source, cite
 	for _, c := range cites {
 		seen[c.URL] = true
 	}
-	skip := nodeSet(col.Find(aimc.noText))
+	skip := nodeSet(col.Find(aimc.noText).AddNodes(noText...))
 	col.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
 		u := p.linkOf(a.AttrOr("href", "")).url
 		if u == "" || seen[u] || insideSet(a, skip) || isSearchLink(u) || isChipLink(a) {
@@ -216,4 +277,72 @@ func isSearchLink(u string) bool {
 // (ChipLink), a citation rather than a related link.
 func isChipLink(a *goquery.Selection) bool {
 	return a.Is(ChipLink) && a.SiblingsFiltered("button").Length() > 0
+}
+
+// structure is what the structure of an answer's column tells: its
+// paragraphs, and the parts around form controls (the feedback form)
+// that are not its text.
+type structure struct {
+	paragraphs, controls []*html.Node
+}
+
+// structuralColumn finds the answer's column of an aimc subtree by its
+// structure alone, for a page without the column's class and container id
+// (a page saved without them): the highest element above the answer's
+// lead (AnswerLead) that holds no entry of the side panel. Its paragraphs
+// are the div and p elements that hold words of their own; the largest
+// element around a form control (textarea, input) that holds neither the
+// lead nor a heading or a list item is not text. It returns an empty
+// selection when the subtree has no lead.
+func structuralColumn(box *goquery.Selection) (*goquery.Selection, structure) {
+	lead := box.Find(AnswerLead).First()
+	if lead.Length() == 0 {
+		return lead, structure{}
+	}
+	col := lead
+	for p := lead.Parent(); p.Length() > 0 && !holdsPanelEntry(p); p = p.Parent() {
+		col = p
+		if p.IsSelection(box) {
+			break
+		}
+	}
+	var st structure
+	col.Find("div, p").Each(func(_ int, s *goquery.Selection) {
+		if ownWords(s.Get(0)) {
+			st.paragraphs = append(st.paragraphs, s.Get(0))
+		}
+	})
+	col.Find(FormControl).Each(func(_ int, c *goquery.Selection) {
+		top := c
+		for p := c.Parent(); p.Length() > 0 && !p.IsSelection(col) && p.Has(AnswerLead+`, [role="heading"], li`).Length() == 0 &&
+			!p.Is(AnswerLead); p = p.Parent() {
+			top = p
+		}
+		st.controls = append(st.controls, top.Get(0))
+	})
+	return col, st
+}
+
+// ownWords reports whether n holds a text with words of its own (not
+// only in its child elements).
+func ownWords(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && hasWord(c.Data) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsPanelEntry reports whether s holds an entry of a side panel of
+// sources.
+func holdsPanelEntry(s *goquery.Selection) bool {
+	return s.Find(PanelEntryLink).FilterFunction(func(_ int, a *goquery.Selection) bool { return isPanelLink(a) }).Length() > 0
+}
+
+// isPanelLink reports whether a is the link of a side panel entry found
+// by structure: a labelled link in a list item, not beside a chip's
+// button.
+func isPanelLink(a *goquery.Selection) bool {
+	return a.SiblingsFiltered("button").Length() == 0
 }

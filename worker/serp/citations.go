@@ -384,18 +384,27 @@ func anchorKey(a *nethtml.Node) string {
 
 // aimcChipKey is the key of chip n (a button) among chipLinks' keys:
 // its data-icl-uuid; else, on a page without it (a page saved without
-// its attributes), the link beside it, or the uuid of the first link
-// comment after it and before the next button.
+// its attributes), the uuid of the first link comment after it and
+// before the next button, or the link beside it.
 func aimcChipKey(n *nethtml.Node) string {
 	if v := attr(n, "data-icl-uuid"); v != "" {
 		return v
+	}
+	if uuid := nextCommentUUID(n); uuid != "" {
+		return uuid
 	}
 	for s := n.Parent.FirstChild; s != nil; s = s.NextSibling {
 		if s.Type == nethtml.ElementNode && s.Data == "a" && attr(s, "href") != "" && attr(s, "aria-label") != "" {
 			return anchorKey(s)
 		}
 	}
-	for c, i := following(n), 0; c != nil && i < 200; c, i = following(c), i+1 {
+	return ""
+}
+
+// nextCommentUUID returns the uuid of the first entry of the first link
+// comment after n and before the next button, or "".
+func nextCommentUUID(n *nethtml.Node) string {
+	for c, i := following(n), 0; c != nil && i < 200; c, i = next(c), i+1 {
 		if c.Type == nethtml.ElementNode && c.Data == "button" {
 			return ""
 		}
@@ -408,6 +417,14 @@ func aimcChipKey(n *nethtml.Node) string {
 		}
 	}
 	return ""
+}
+
+// next returns the node after n in document order, or nil.
+func next(n *nethtml.Node) *nethtml.Node {
+	if n.FirstChild != nil {
+		return n.FirstChild
+	}
+	return following(n)
 }
 
 // following returns the node after n's subtree in document order, or nil.

@@ -160,12 +160,18 @@ type blockReader struct {
 // blocks) is a block too: each run of it between two blocks is one, so
 // that the reading never loses a part of the answer.
 func (g generation) readBlocks(answer *goquery.Selection) []block {
+	return g.readBlocksWith(answer, nil, nil)
+}
+
+// readBlocksWith is readBlocks with more blocks and more parts that are
+// not text than the generation's (an answer read by its structure).
+func (g generation) readBlocksWith(answer *goquery.Selection, blocks, noText []*html.Node) []block {
 	if answer.Length() == 0 {
 		return nil
 	}
 	r := blockReader{
-		skip:   nodeSet(answer.Find(g.noText)),
-		blocks: nodeSet(answer.Find(g.blocks)),
+		skip:   nodeSet(answer.Find(g.noText).AddNodes(noText...)),
+		blocks: nodeSet(answer.Find(g.blocks).AddNodes(blocks...)),
 		chips:  nodeSet(answer.Find(g.chips)),
 		key:    g.key,
 	}

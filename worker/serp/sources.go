@@ -10,13 +10,18 @@ import (
 // readSources returns the websites of the overview's side panel: those
 // shown at first, then those behind "Show all", once per URL. Title, icon
 // and date come from the entry's markup, or else from the page's records
-// of the same URL; Source is the URL's domain (for a link through the
+// of the same URL. A page without the panel's classes has its entries
+// found by structure (PanelEntryLink). Source is the URL's domain (for a link through the
 // engine's opaque redirect, the domain its favicon names, else the site
 // name its card shows).
 func readSources(p pageDoc, box *goquery.Selection, idx linkIndex) []kisa.Source {
 	out := []kisa.Source{}
 	seen := map[string]bool{}
-	box.Find(SidePanelLink + ", " + SidePanelAllLink).Each(func(_ int, a *goquery.Selection) {
+	links := box.Find(SidePanelLink + ", " + SidePanelAllLink)
+	if links.Length() == 0 {
+		links = box.Find(PanelEntryLink).FilterFunction(func(_ int, a *goquery.Selection) bool { return isPanelLink(a) })
+	}
+	links.Each(func(_ int, a *goquery.Selection) {
 		l := p.linkOf(a.AttrOr("href", ""))
 		if l.url == "" || seen[l.url] {
 			return

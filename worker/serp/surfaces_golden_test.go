@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/serpfixture"
@@ -104,5 +105,62 @@ func compareGolden(tb testing.TB, name string, v any) {
 	}
 	if diff := cmp.Diff(readFile(tb, golden), got); diff != "" {
 		tb.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+// stripAttributes returns page as a page saved without its class names
+// and every other attribute but data-subtree, role, aria-* and href (its
+// comments kept), the way some tools save a page.
+func stripAttributes(tb testing.TB, page string) string {
+	tb.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		tb.Fatalf("parse: %v", err)
+	}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			kept := n.Attr[:0]
+			for _, a := range n.Attr {
+				if a.Key == "data-subtree" || a.Key == "role" || a.Key == "href" || strings.HasPrefix(a.Key, "aria-") {
+					kept = append(kept, a)
+				}
+			}
+			n.Attr = kept
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	var sb strings.Builder
+	if err := html.Render(&sb, doc); err != nil {
+		tb.Fatalf("render: %v", err)
+	}
+	return sb.String()
+}
+
+// TestExtractAIModeStripped reads the real AI Mode conversation saved
+// without its class names (only data-subtree, role, aria-* and href left)
+// by its structure alone, as the whole page reads (its golden file):
+// every answer and its prompt, paragraphs, citations and sources.
+func TestExtractAIModeStripped(t *testing.T) {
+	page := readPage(t, captured.AIModePage)
+	whole, err := serp.ExtractAIMode(page)
+	if err != nil {
+		t.Fatalf("ExtractAIMode(whole page): %v", err)
+	}
+	res, err := serp.ExtractAIMode(stripAttributes(t, page))
+	if err != nil {
+		t.Fatalf("ExtractAIMode(stripped page): %v", err)
+	}
+	if !res.HasAnswer || len(res.Turns) != 4 || !strings.HasPrefix(res.Text, "Direct Answer This behavior is a confirmed software regression") {
+		t.Fatalf("stripped page: answer %v, %d follow-ups, text %.60q", res.HasAnswer, len(res.Turns), res.Text)
+	}
+	for _, turn := range append([]kisa.AnswerTurn{res.AnswerTurn}, res.Turns...) {
+		assertTurn(t, turn)
+	}
+	if diff := cmp.Diff(whole, res); diff != "" {
+		t.Errorf("stripped page (-whole page +stripped):\n%s", diff)
 	}
 }
