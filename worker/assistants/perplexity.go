@@ -25,7 +25,8 @@ var Perplexity = Hooks{
 	Answer:    `[id^="markdown-content-"]`,
 	Streaming: `[data-testid="answer-streaming"]`,
 	Finished:  `[data-testid="answer-actions"] button[aria-label="Copy"]`,
-	// The turn's "Sources" tab: the list is rendered once it is opened.
+	// The turn's "Links" tab, the full list of its sources: the list is
+	// rendered once it is opened.
 	SourcesControl: `[role="tab"][data-testid="sources-tab"]`,
 	SourcesPanel:   `[role="tabpanel"][data-testid="sources-panel"]`,
 	CookieReject:   `[data-testid="cookie-banner"] button[data-testid="cookie-reject"]`,
