@@ -19,8 +19,8 @@ import (
 )
 
 // The fuzz targets run their committed seeds (testdata/fuzz) with every
-// go test; `make fuzz` runs each for FUZZTIME, `make test` for a few
-// seconds. Their servers log nowhere: a fuzzer makes millions of requests.
+// go test; `make fuzz` runs each for FUZZCOUNT inputs, `make test` for
+// FUZZCOUNT_SHORT. Their servers log nowhere: a fuzzer makes millions of requests.
 
 func quiet(o *Options) { o.Logger = slog.New(slog.DiscardHandler) }
 

@@ -12,7 +12,7 @@ import (
 // returns an interface line as a paragraph; that an overview has
 // paragraphs and its text is theirs; and that the lists are never nil.
 // The seed corpus is in testdata/fuzz/FuzzExtract; run it longer with
-// go test ./worker/serp -run '^$' -fuzz FuzzExtract -fuzztime 60s.
+// go test ./worker/serp -run '^$' -fuzz FuzzExtract -fuzztime 100000x (a count: see the Makefile).
 func FuzzExtract(f *testing.F) {
 	f.Add(overviewPage(`<div class="Y3BBE">Answer <b>one</b>.</div><ul><li>A<ul><li>B</li></ul></li></ul>`))
 	f.Add(`<div jscontroller="EYwa3d"><div jsname="dvXlsc"><div class="rPeykc">Text</div></div></div>`)
@@ -62,7 +62,7 @@ func isInterfaceLine(s string) bool {
 // FuzzExtractAIMode checks that ExtractAIMode never panics, never returns
 // nil lists, and that an answer's text is its paragraphs joined and holds
 // no interface line. Run it longer with
-// go test ./worker/serp -run '^$' -fuzz FuzzExtractAIMode -fuzztime 60s.
+// go test ./worker/serp -run '^$' -fuzz FuzzExtractAIMode -fuzztime 100000x (a count: see the Makefile).
 func FuzzExtractAIMode(f *testing.F) {
 	f.Add(`<div data-scope-id="turn"><span role="heading" aria-level="2">q</span><div data-subtree="aimc"><div class="mZJni"><div class="Y3BBE">A <a href="https://x.example/">x</a></div></div></div></div>`)
 	f.Add(`<div role="alert">AI Mode is not available in your country</div>`)
@@ -99,7 +99,7 @@ func FuzzExtractAIMode(f *testing.F) {
 // FuzzExtractWeb checks that ExtractWeb never panics, numbers organic
 // results from 1 and gives each an http(s) URL (a redirect through the
 // search engine's relative /url?q= is resolved or dropped). Run it longer with
-// go test ./worker/serp -run '^$' -fuzz FuzzExtractWeb -fuzztime 60s.
+// go test ./worker/serp -run '^$' -fuzz FuzzExtractWeb -fuzztime 100000x (a count: see the Makefile).
 func FuzzExtractWeb(f *testing.F) {
 	f.Add(`<div id="rso"><div class="g"><a href="/url?q=https://a.example/"><h3>A</h3></a><div class="VwiC3b">s</div></div></div>`)
 	f.Add(`<div id="search"><div id="tads"><a href="https://ad.example/"><h3>Ad</h3></a></div></div>`)
