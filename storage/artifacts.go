@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"sync"
 	"time"
@@ -205,6 +206,27 @@ func (s *Artifacts) PutGzipHTML(ctx context.Context, key, page string) error {
 		return fmt.Errorf("screenshots: gzip %q: %w", key, err)
 	}
 	return s.PutObject(ctx, key, buf.Bytes(), "text/html; charset=utf-8", "gzip")
+}
+
+// HTML returns the page PutGzipHTML stored under key, decompressed. It
+// returns an error when the object cannot be read (the bucket's lifecycle
+// removes it after ScreenshotExpiryDays, evidence after
+// EvidenceExpiryDays) or is not gzip.
+func (s *Artifacts) HTML(ctx context.Context, key string) (string, error) {
+	obj, err := s.client.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return "", fmt.Errorf("screenshots: get %q: %w", key, err)
+	}
+	defer obj.Close()
+	zr, err := gzip.NewReader(obj)
+	if err != nil {
+		return "", fmt.Errorf("screenshots: get %q: %w", key, err)
+	}
+	page, err := io.ReadAll(zr)
+	if err != nil {
+		return "", fmt.Errorf("screenshots: get %q: %w", key, err)
+	}
+	return string(page), nil
 }
 
 // PutObject stores body under key with the given Content-Type and

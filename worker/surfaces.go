@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"fmt"
 	"net/url"
 
 	"github.com/kisa-dev/kisa"
@@ -71,6 +72,25 @@ var pages = map[kisa.Surface]page{
 		},
 		settled: func(*kisa.Result, bool, jobs.OverviewPayload) {},
 	},
+}
+
+// Read reads html, a page of surface s saved or stored by an earlier
+// visit, as a visit of p's request reads it: the surface's extractor,
+// then what the settled page means for it (a saved page is as it was,
+// settled). kisa read re-reads stored evidence with it. Its error wraps
+// kisa.Unrecognised for a page no reading knows; an unknown surface is an
+// error too.
+func Read(html string, p jobs.OverviewPayload) (kisa.Result, error) {
+	pg, ok := pages[p.Surface.OrOverview()]
+	if !ok {
+		return kisa.Result{}, fmt.Errorf("no page reads surface %q", p.Surface)
+	}
+	var res kisa.Result
+	if err := pg.read(html, &res); err != nil {
+		return kisa.Result{}, err
+	}
+	pg.settled(&res, true, p)
+	return res, nil
 }
 
 // pageOf returns the page of surface s (the overview's for an empty one).

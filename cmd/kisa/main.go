@@ -48,6 +48,7 @@ func commands() []command {
 		{"admin", "manage accounts, keys and resources (kisa admin --help)", runAdmin},
 		{"healthcheck", "exit 0 when the local web (or, with --worker, worker) is ready; for containers", runHealthcheck},
 		{"client", "call the API with $KISA_API_KEY and print JSON (kisa client --help)", runClient},
+		{"read", "re-read a saved or stored page with this build's readings and print its results (kisa read --help)", runRead},
 	}
 }
 
