@@ -18,7 +18,11 @@ FUZZ_TARGETS := \
 	./api:FuzzAuthorization \
 	./worker/serp:FuzzExtract \
 	./worker/serp:FuzzExtractAIMode \
-	./worker/serp:FuzzExtractWeb
+	./worker/serp:FuzzExtractWeb \
+	./worker/assistants:FuzzReadChatGPT \
+	./worker/assistants:FuzzReadPerplexity \
+	./worker/assistants:FuzzReadGemini \
+	./worker/assistants:FuzzReadCopilot
 FUZZCOUNT ?= 200000x
 FUZZCOUNT_SHORT ?= 3000x
 # run-fuzz runs every target for the count of inputs given as $(1).

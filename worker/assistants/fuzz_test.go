@@ -15,7 +15,7 @@ import (
 // its lists are never nil; and that an answer it returns has paragraphs,
 // its text is theirs, its citations are numbered in order and its
 // Markdown's markers name them. Run one longer with
-// go test ./worker/assistants -run '^$' -fuzz FuzzReadChatGPT -fuzztime 60s.
+// go test ./worker/assistants -run '^$' -fuzz FuzzReadChatGPT -fuzztime 100000x (a count: see the Makefile).
 
 // FuzzReadChatGPT fuzzes ReadChatGPT.
 func FuzzReadChatGPT(f *testing.F) { fuzzRead(f, site.ChatGPT, assistants.ReadChatGPT) }
