@@ -31,7 +31,12 @@
 //     test/google/desktop/{google,hotels}.html and
 //     test/google/nojs/{google,hotels}-nojs.html; stored here with their
 //     scripts, style sheets, SVG paths and inline data images removed
-//     (665, 957, 53 and 101 KB to 125, 162, 30 and 64 KB).
+//     (665, 957, 53 and 101 KB to 125, 162, 30 and 64 KB);
+//   - the results pages of WebPages below (desktop and phone pages of 2023,
+//     a page without script, no-results pages of 2023 and 2026), each with
+//     the repository and file it comes from; stored with their scripts,
+//     style sheets, SVG drawings and inline data images removed, the
+//     markup otherwise as saved.
 package captured
 
 import "embed"
@@ -47,6 +52,56 @@ const (
 	WebGoogleNoJS = "web-google-nojs-2023.html"
 	WebHotelsNoJS = "web-hotels-nojs-2023.html"
 )
+
+// Device is the kind of client a results page was served to.
+type Device string
+
+// The devices of WebPages.
+const (
+	Desktop Device = "desktop"
+	Phone   Device = "phone"
+	NoJS    Device = "nojs" // a client without script
+)
+
+// WebPage is a real results page read by web search, with its origin.
+type WebPage struct {
+	Name   string // the page's file name in FS
+	Query  string // the query it answers
+	Device Device
+	Origin string // the public repository and file it was published in
+}
+
+// zlurad is the origin of the 2023 pages (MIT).
+const zlurad = "zlurad/serp-parser, file test/google/"
+
+// WebPages are the real results pages read by web search besides the named
+// pages above: desktop and phone pages of May 2023 with their modules
+// (knowledge panels, featured snippets, videos, top stories, the local
+// pack, ads, "People also ask"), and pages without results.
+var WebPages = []WebPage{
+	{"web-com-domains-2023.html", ".com domains", Desktop, zlurad + "desktop/_com-domains.html"},
+	{"web-dell-2023.html", "dell xps 13 buy", Desktop, zlurad + "desktop/dell.html"},
+	{"web-domain-2023.html", "domain", Desktop, zlurad + "desktop/domain.html"},
+	{"web-featured-snippet-2023.html", "featured snippet", Desktop, zlurad + "desktop/featured-snippet.html"},
+	{"web-hotels-london-2023.html", "top hotels london", Desktop, zlurad + "desktop/hotels-london.html"},
+	{"web-matrix-2023.html", "the matrix", Desktop, zlurad + "desktop/matrix.html"},
+	{"web-no-results-2023.html", "324j23i4jkdfjklndsklfmsdkl;fsdfds", Desktop, zlurad + "desktop/no-results.html"},
+	{"web-paris-2023.html", "things to do in paris", Desktop, zlurad + "desktop/paris.html"},
+	{"web-com-domains-phone-2023.html", ".com domains", Phone, zlurad + "mobile/_com-domains.html"},
+	{"web-dell-phone-2023.html", "dell xps 13 buy", Phone, zlurad + "mobile/dell.html"},
+	{"web-domain-phone-2023.html", "domain", Phone, zlurad + "mobile/domain.html"},
+	{"web-featured-snippet-phone-2023.html", "featured snippet", Phone, zlurad + "mobile/featured-snippet.html"},
+	{"web-google-phone-2023.html", "google", Phone, zlurad + "mobile/google.html"},
+	{"web-hotels-phone-2023.html", "hotels nyc", Phone, zlurad + "mobile/hotels.html"},
+	{"web-hotels-london-phone-2023.html", "top hotels london", Phone, zlurad + "mobile/hotels-london.html"},
+	{"web-matrix-phone-2023.html", "the matrix", Phone, zlurad + "mobile/matrix.html"},
+	{"web-no-results-phone-2023.html", "324j23i4jkdfjklndsklfmsdkl;fsdfds", Phone, zlurad + "mobile/no-results.html"},
+	{"web-paris-phone-2023.html", "things to do in paris", Phone, zlurad + "mobile/paris.html"},
+	{"web-matrix-nojs-2023.html", "the matrix", NoJS, zlurad + "nojs/matrix-nojs.html"},
+	{"web-no-results-nojs-2023.html", "sfl234dsf14sfj323JJJJJfa345fdf45", NoJS, zlurad + "nojs/no-results-nojs.html"},
+	{"web-no-results-2026.html", `"pinkies stretched" freethoughtblogs`, Desktop,
+		"gitronald/WebSearcher (GPL-3.0), file tests/fixtures/result_estimate_script_fallback_1.html (July 2026)"},
+}
 
 // FS holds the captured pages at its root, under the names above.
 //

@@ -40,10 +40,21 @@ func TestAIModeFixturePagesCurrent(t *testing.T) {
 // images; 2023: sitelinks, ads and the hotels module, with and without
 // script), and the fixture's results pages (modelled on it: ads, "People
 // also ask", videos and a local pack around organic results with
-// /url?q= links), with and without overview.
-var webPages = []string{captured.MobileAppPage, captured.WebGoogle, captured.WebHotels,
+// /url?q= links), with and without overview, and captured.WebPages
+// (desktop and phone pages of 2023 with knowledge panels, featured
+// snippets and modules; pages without results).
+var webPages = append([]string{captured.MobileAppPage, captured.WebGoogle, captured.WebHotels,
 	captured.WebGoogleNoJS, captured.WebHotelsNoJS, "fixture-en-best-hiking-boots.html",
-	"fixture-de-warum-ist-der-himmel-blau.html", "fixture-en-no-overview.html"}
+	"fixture-de-warum-ist-der-himmel-blau.html", "fixture-en-no-overview.html"}, realWebPageNames()...)
+
+// realWebPageNames returns the names of captured.WebPages.
+func realWebPageNames() []string {
+	var names []string
+	for _, p := range captured.WebPages {
+		names = append(names, p.Name)
+	}
+	return names
+}
 
 // TestExtractAIModeGolden extracts every AI Mode page and compares the
 // JSON with its golden file (-update rewrites them).

@@ -138,8 +138,9 @@ func TestExtractWeb(t *testing.T) {
 }
 
 // TestExtractWebRealFacts checks facts of the real 2023 pages that their
-// publisher's own tests (zlurad/serp-parser) state: the number of organic
-// results and some of their URLs, titles and snippets.
+// publisher's own tests (zlurad/serp-parser, src/google.spec.ts and
+// src/google-mobile.spec.ts) state: the number of organic results and some
+// of their URLs, titles and snippets.
 func TestExtractWebRealFacts(t *testing.T) {
 	tests := []struct {
 		page    string
@@ -154,6 +155,17 @@ func TestExtractWebRealFacts(t *testing.T) {
 		{page: captured.WebGoogleNoJS, n: 10, i: 2, want: kisa.OrganicResult{Position: 3, Title: "Google Maps", URL: "https://www.google.com/maps",
 			Description: "Find local businesses, view maps and get driving directions in Google Maps."}},
 		{page: captured.WebGoogleNoJS, n: 10, i: 1, want: kisa.OrganicResult{Position: 2, Title: "Google Account", URL: "https://www.google.com/account/about/"}, urlOnly: true},
+		// The phone's page: titles are [role="heading"], not h3.
+		{page: "web-google-phone-2023.html", n: 3, i: 2, want: kisa.OrganicResult{Position: 3, Title: "Google Account", URL: "https://www.google.com/account/about/",
+			Description: "In your Google Account, you can see and manage your info, activity, ..."}},
+		// A knowledge panel whose heading stands in the organic list's wrapper.
+		{page: "web-matrix-phone-2023.html", n: 8, i: 0, want: kisa.OrganicResult{Position: 1, URL: "https://m.imdb.com/title/tt0133093/"}, urlOnly: true},
+		{page: "web-matrix-2023.html", n: 8, i: 0, want: kisa.OrganicResult{Position: 1, URL: "https://www.imdb.com/title/tt0133093/"}, urlOnly: true},
+		// The featured snippet is the first result, on both devices.
+		{page: "web-featured-snippet-2023.html", n: 10, i: 0, want: kisa.OrganicResult{Position: 1,
+			Title: "Featured Snippets and Your Website | Google Search Central", URL: "https://developers.google.com/search/docs/appearance/featured-snippets"}, urlOnly: true},
+		{page: "web-featured-snippet-phone-2023.html", n: 10, i: 0, want: kisa.OrganicResult{Position: 1,
+			Title: "Featured Snippets and Your Website | Google Search Central", URL: "https://developers.google.com/search/docs/appearance/featured-snippets"}, urlOnly: true},
 	}
 	for _, tt := range tests {
 		res, err := serp.ExtractWeb(readPage(t, tt.page))

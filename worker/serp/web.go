@@ -4,49 +4,79 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/kisa-dev/kisa"
 )
 
 // Hooks of the organic web results of a results page. An organic result
-// is a link whose title is an h3, in the results area, outside every
-// block that is not an organic result.
+// is a block of the results area made of a title link (a link around an
+// h3 on desktop, around a [role="heading"] on phones), its address line
+// and its snippet. Whether a block is organic is decided by the block
+// itself and the heading that introduces it, never by what its wrappers
+// also hold: the page of 2026 puts the organic list and modules with
+// headings of their own (the AI overview, "People also ask", videos) in
+// one wrapper.
 const (
 	// ResultsArea holds the results of the page (organic and the rest):
-	// the first of these that the page has, the innermost first.
-	ResultsArea = `#rso, #search, #center_col, #main`
-	// ResultTitleLink is the title link of a result: a link around an h3.
-	ResultTitleLink = `a[href]:has(h3)`
-	// ResultTitle is the title inside ResultTitleLink.
-	ResultTitle = `h3`
+	// the first of these that the page has. #rcnt holds the results
+	// column with the featured snippet that the desktop page puts above
+	// it (and the side panel, which NotOrganic leaves out); #main is the
+	// page served without script.
+	ResultsArea = `#rcnt, #rso, #search, #center_col, #main`
+	// ResultTitleLink is the title link of a result: a link around an h3
+	// (desktop) or a [role="heading"] (phones), or inside one (the
+	// featured snippet on phones).
+	ResultTitleLink = `a[href]:has(h3), a[href]:has([role="heading"]), h3 a[href], [role="heading"] a[href]`
+	// ResultTitle is the title inside ResultTitleLink, or around it.
+	ResultTitle = `h3, [role="heading"]`
 	// NotOrganic are the blocks whose links are not organic results: ads
 	// (top and bottom), "People also ask", the AI overview and AI Mode's
-	// answer, and the modules that carry a heading of their own (videos,
-	// images, the local pack, "Things to know", top stories) - see
-	// ModuleHeading.
-	NotOrganic = `#tads, #tadsb, #bottomads, [data-text-ad], [aria-label="Ads"], ` +
-		`.related-question-pair, [data-initq], [jsname="Cpkphb"], ` +
-		`[jscontroller="EYwa3d"], [data-subtree="aimc"], ` +
-		`g-section-with-header, video-voyager, [data-local-pack], g-scrolling-carousel, ` +
+	// answer, videos, top stories, images, the local pack, "Things to
+	// know", forums and discussions, and hidden parts. Modules that carry
+	// a heading of their own are recognised by it (ModuleHeading) as well.
+	NotOrganic = `#tads, #tadsb, #bottomads, [data-text-ad], [data-pcu], [aria-label="Ads"], [aria-label="Sponsored"], ` +
+		`.related-question-pair, [data-initq], [jsname="Cpkphb"], [jsname="yEVEwb"], ` +
+		`[jscontroller="EYwa3d"], [data-subtree="aimc"], #eKIzJc, ` + FeaturedAnswer + `, ` +
+		`g-section-with-header, video-voyager, [data-vid], [data-local-pack], g-scrolling-carousel, ` +
+		`g-inner-card, #iur, [data-lpage], a[role="button"], [data-app], #rhs, [role="complementary"], ` +
 		`[role="dialog"], [aria-hidden="true"], [style*="display:none"], [style*="display: none"]`
 	// ModuleHeading is the heading of a module of the results page
-	// ("Videos", "People also ask", "Places"); an organic result has none
-	// (its title is an h3).
-	ModuleHeading = `[role="heading"][aria-level="2"]`
-	// ResultDescription is the snippet of a result inside its block.
-	ResultDescription = `.VwiC3b, [data-sncf="1"], [data-content-feature="1"]`
+	// ("Videos", "People also ask", "Places", "Top stories"): the result
+	// blocks that follow it, standing alone, at any level below the
+	// results area, belong to that module. An entity's name at the head of
+	// a knowledge panel ([data-attrid="title"]) heads no module: the
+	// phone's page puts the panel and the organic list in one wrapper.
+	ModuleHeading = `[role="heading"][aria-level="2"]:not([data-attrid="title"])`
+	// FeaturedAnswer is the answer of a featured snippet, the organic
+	// result that the page shows first with its answer above it: the
+	// heading over it ("Featured snippet") labels that result, it heads no
+	// module.
+	FeaturedAnswer = `[data-attrid="wa:/description"]`
+	// ResultDescription is the snippet of a result inside its block (the
+	// featured snippet's answer is its description).
+	ResultDescription = `.VwiC3b, [data-sncf="1"], [data-content-feature="1"], ` + FeaturedAnswer
 	// NotDescription are the parts of a result's block that are not its
 	// description when it has no ResultDescription (the page without
 	// script): links (the title, sitelinks), the address line, controls.
 	NotDescription = `a, cite, button, [role="button"], script, style, [aria-hidden="true"], [style*="display:none"], [style*="display: none"]`
 )
 
+// shortText is the most text, in characters, that a part of the page may
+// hold besides a module's heading and still be only that heading (a
+// subtitle, a "More" control), or hold at all and not count as content.
+const shortText = 40
+
 // ExtractWeb reads the organic results of a results page: position
 // (1-based, organic results only), title, the target URL (a redirect
-// through the search engine, /url?q=, is resolved) and description. It
-// returns an error wrapping kisa.Unrecognised when the page has no results
-// area, and a plain error when it cannot be parsed.
+// through the search engine, /url?q=, is resolved) and description. A
+// page without results (the engine's "did not match any documents") is
+// an empty list. It returns an error wrapping kisa.Unrecognised when the
+// page has no results area, or when its results area shows result titles
+// of which none is read as organic (so the page is kept as evidence
+// instead of answering an empty list), and a plain error when it cannot
+// be parsed.
 func ExtractWeb(page string) (kisa.WebResults, error) {
 	res := kisa.WebResults{Organic: []kisa.OrganicResult{}}
 	doc, err := parse(page)
@@ -59,20 +89,37 @@ func ExtractWeb(page string) (kisa.WebResults, error) {
 	}
 	skip := nodeSet(area.Find(NotOrganic))
 	seen := map[string]bool{}
+	titles := 0
 	area.Find(ResultTitleLink).Each(func(_ int, a *goquery.Selection) {
 		u := targetURL(a.AttrOr("href", ""))
-		if u == "" || seen[u] || insideSet(a, skip) || inModule(a, area) {
+		if u == "" || isEngineLink(u) || insideSet(a, skip) {
+			return
+		}
+		titles++
+		if seen[u] || inModule(a, area) {
 			return
 		}
 		seen[u] = true
 		res.Organic = append(res.Organic, kisa.OrganicResult{
 			Position:    len(res.Organic) + 1,
-			Title:       normalise(a.Find(ResultTitle).First().Text()),
+			Title:       title(a),
 			URL:         u,
 			Description: description(a, area),
 		})
 	})
+	if len(res.Organic) == 0 && titles > 0 {
+		return res, fmt.Errorf("%w: the results area shows %d result titles and none is an organic result", kisa.Unrecognised, titles)
+	}
 	return res, nil
+}
+
+// title returns the title of the result whose title link is a: the
+// ResultTitle inside a, or else the one around it.
+func title(a *goquery.Selection) string {
+	if t := a.Find(ResultTitle).First(); t.Length() > 0 {
+		return normalise(t.Text())
+	}
+	return normalise(a.Closest(ResultTitle).Text())
 }
 
 // resultsArea returns the first element of ResultsArea's list that the
@@ -86,16 +133,49 @@ func resultsArea(doc *goquery.Document) *goquery.Selection {
 	return doc.Find(ResultsArea).First()
 }
 
-// inModule reports whether link a stands in a module with a heading of its
-// own, below area.
+// inModule reports whether link a belongs to a module with a heading of
+// its own: at some level between a and area, a part before a's branch is
+// a ModuleHeading standing alone (the module's items may follow it side by
+// side), with no part between them that holds a module heading of its
+// own, and what the heading heads is not a featured snippet. A heading that shares its part with other content (the AI overview's
+// answer, "People also ask"'s questions) heads that part, not what
+// follows it.
 func inModule(a, area *goquery.Selection) bool {
 	stop := area.Get(0)
-	for p := a.Parent(); p.Length() > 0 && p.Get(0) != stop; p = p.Parent() {
-		if p.Find(ModuleHeading).Length() > 0 {
-			return true
+	for branch := a; branch.Length() > 0 && branch.Get(0) != stop; branch = branch.Parent() {
+		for prev := branch.Prev(); prev.Length() > 0; prev = prev.Prev() {
+			if prev.Find(ModuleHeading).Length() == 0 && !prev.Is(ModuleHeading) {
+				continue
+			}
+			if headingOnly(prev) && !featured(branch.Parent()) {
+				return true
+			}
+			break
 		}
 	}
 	return false
+}
+
+// featured reports whether part is a featured snippet: a single result
+// with a FeaturedAnswer (a "Things to know" module holds several).
+func featured(part *goquery.Selection) bool {
+	return part.Find(FeaturedAnswer).Length() > 0 && part.Find(ResultTitleLink).Length() == 1
+}
+
+// headingOnly reports whether part holds a module heading and nothing
+// else of note: no title link, and at most shortText characters besides
+// the heading's text.
+func headingOnly(part *goquery.Selection) bool {
+	if part.Find(ResultTitleLink).Length() > 0 {
+		return false
+	}
+	h := part.Find(ModuleHeading).AddSelection(part.Filter(ModuleHeading)).First()
+	return textLen(part)-textLen(h) <= shortText
+}
+
+// textLen is the length in characters of s's normalised text.
+func textLen(s *goquery.Selection) int {
+	return utf8.RuneCountInString(normalise(s.Text()))
 }
 
 // description returns the snippet of the result whose title link is a:
@@ -116,6 +196,20 @@ func description(a, area *goquery.Selection) string {
 	rest := block.Clone()
 	rest.Find(NotDescription).Remove()
 	return strings.Trim(normalise(rest.Text()), "·› ")
+}
+
+// isEngineLink reports whether u leads to the search engine itself rather
+// than to a result: a search, or an ad's click-through (/aclk,
+// googleadservices.com), whose target is not the result's page.
+func isEngineLink(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(p.Hostname())
+	engine := strings.HasPrefix(host, "google.") || strings.Contains(host, ".google.")
+	return isSearchLink(u) || strings.HasSuffix(host, "googleadservices.com") ||
+		(engine && (p.Path == "/aclk" || strings.HasPrefix(p.Path, "/pagead/")))
 }
 
 // targetURL returns the page a result's href leads to: for a redirect
