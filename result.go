@@ -92,8 +92,11 @@ type Result struct {
 	Overview Overview `json:"overview"`
 	// AIMode and Web are the readings of the other surfaces' pages
 	// (surfaces.go); nil on an overview's result.
-	AIMode      *Answer           `json:"aiMode,omitempty"`
-	Web         *WebResults       `json:"web,omitempty"`
+	AIMode *Answer     `json:"aiMode,omitempty"`
+	Web    *WebResults `json:"web,omitempty"`
+	// Answer is an AI assistant's reading (Surface.Assistant); nil on
+	// the other surfaces' results.
+	Answer      *Answer           `json:"answer,omitempty"`
 	Screenshots map[string]string `json:"screenshots,omitempty"`
 	// RawHTML is the object key of the page's HTML after expansion,
 	// gzip-encoded; every visit stores it, so that a request for it is

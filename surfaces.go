@@ -2,8 +2,9 @@ package kisa
 
 // The results page has more surfaces than the AI overview (result.go):
 // Google's AI Mode, the conversational answer at udm=50, and the organic
-// web results of the results page. Each is what one extractor reads from
-// one kind of page.
+// web results of the results page; and the AI assistants' own pages
+// (ChatGPT, Perplexity, Gemini, Copilot) are conversations like AI Mode.
+// Each is what one extractor reads from one kind of page.
 
 // Surface names one kind of page the service reads; it is the last part
 // of the endpoint's path, a metric label and a cache key space.
@@ -14,10 +15,33 @@ const (
 	SurfaceOverview Surface = "ai-overview"
 	SurfaceAIMode   Surface = "ai-mode"
 	SurfaceWeb      Surface = "web-search"
+	// The AI assistants, each read from its own site.
+	SurfaceChatGPT    Surface = "chatgpt"
+	SurfacePerplexity Surface = "perplexity"
+	SurfaceGemini     Surface = "gemini"
+	SurfaceCopilot    Surface = "copilot"
 )
 
 // Surfaces lists the surfaces in the order the API documents them.
-var Surfaces = []Surface{SurfaceOverview, SurfaceAIMode, SurfaceWeb}
+var Surfaces = []Surface{SurfaceOverview, SurfaceAIMode, SurfaceWeb,
+	SurfaceChatGPT, SurfacePerplexity, SurfaceGemini, SurfaceCopilot}
+
+// Assistants lists the AI assistants' surfaces: conversations on a site
+// of their own rather than on the search engine.
+var Assistants = []Surface{SurfaceChatGPT, SurfacePerplexity, SurfaceGemini, SurfaceCopilot}
+
+// Assistant reports whether s is an AI assistant's surface (Assistants).
+func (s Surface) Assistant() bool {
+	switch s {
+	case SurfaceChatGPT, SurfacePerplexity, SurfaceGemini, SurfaceCopilot:
+		return true
+	}
+	return false
+}
+
+// Conversational reports whether a visit of s asks prompts and reads a
+// kisa.Answer: AI Mode and the assistants.
+func (s Surface) Conversational() bool { return s == SurfaceAIMode || s.Assistant() }
 
 // OrOverview returns s, or SurfaceOverview when s is empty (requests and tasks
 // from before surfaces existed).
@@ -29,12 +53,12 @@ func (s Surface) OrOverview() Surface {
 }
 
 // ShotNames returns the names of the screenshots a visit of s takes, in
-// order; none for web search.
+// order; none for web search, AIModeShotNames for every conversation.
 func (s Surface) ShotNames() []string {
-	switch s.OrOverview() {
-	case SurfaceAIMode:
+	switch s = s.OrOverview(); {
+	case s.Conversational():
 		return AIModeShotNames
-	case SurfaceWeb:
+	case s == SurfaceWeb:
 		return nil
 	}
 	return ShotNames
@@ -48,8 +72,8 @@ type Link struct {
 	Source string `json:"source"`
 }
 
-// AnswerTurn is one answer of an AI Mode conversation: to the query, or
-// to one follow-up prompt asked after it.
+// AnswerTurn is one answer of a conversation (AI Mode's or an
+// assistant's): to the query, or to one follow-up prompt asked after it.
 type AnswerTurn struct {
 	// Query is the prompt the turn answers, as the page shows it.
 	Query string `json:"query"`
@@ -107,14 +131,14 @@ type WebResults struct {
 	Organic []OrganicResult `json:"organic"`
 }
 
-// Screenshot names of an AI Mode visit besides ShotInitial (the page
-// before the question): the question typed, and the whole answer at its
-// full height.
+// Screenshot names of a conversation's visit (AI Mode, an assistant)
+// besides ShotInitial (the page before the question): the question typed,
+// and the whole answer at its full height.
 const (
 	ShotBeforeSubmit = "beforeSubmit"
 	ShotResponse     = "response"
 )
 
-// AIModeShotNames lists the screenshots of an AI Mode visit in the order
-// they are taken.
+// AIModeShotNames lists the screenshots of a conversation's visit (AI
+// Mode's and every assistant's) in the order they are taken.
 var AIModeShotNames = []string{ShotInitial, ShotBeforeSubmit, ShotResponse}

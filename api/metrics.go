@@ -26,7 +26,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help:    "Time to answer an HTTP request, by method and route template.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}, []string{"method", "route"}),
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_overview_cache_requests_total",
-			Help: "Browser requests (by surface: ai-overview, ai-mode, web-search) answered from the cache (hit) or by a visit (miss, also with the cache off)."}, []string{"surface", "result"}),
+			Help: "Browser requests (by surface: ai-overview, ai-mode, web-search, chatgpt, perplexity, gemini, copilot) answered from the cache (hit) or by a visit (miss, also with the cache off)."}, []string{"surface", "result"}),
 		limiter: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_ratelimit_decisions_total",
 			Help: "Rate limiter decisions by budget (ai, other, concurrent) and decision (allowed, limited, error: Redis did not answer and the request passed)."},
 			[]string{"budget", "decision"}),

@@ -256,7 +256,7 @@ func TestMonitorTargetPlaces(t *testing.T) {
 		`"targets[2].location":"names a place in \"Germany\", not in Austria (countryCode \"at\"); its last part must be \"Austria\"",`+
 		`"targets[3].location":"must be a place name or {latitude, longitude}",`+
 		`"targets[4].location.alt":"unknown field; allowed: latitude, longitude","targets[4].location.latitude":"must be from -90 to 90 degrees",`+
-		`"targets[5].query":"must be at most 100 characters, got 104","targets[6].surface":"must be one of: ai-overview, ai-mode, web-search"}}`)
+		`"targets[5].query":"must be at most 100 characters, got 104","targets[6].surface":"must be one of: ai-overview, ai-mode, web-search, chatgpt, perplexity, gemini, copilot"}}`)
 
 	three := `[{"query":"cafe","countryCode":"de","device":"mobile","location":"Munich,Bavaria,Germany"},
 		{"query":"cafe","countryCode":"de","location":{"latitude":48.137,"longitude":11.575}},{"query":"cafe","countryCode":"de"},

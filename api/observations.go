@@ -114,6 +114,9 @@ func surfaceOf(route string, status int) string {
 		return observe.SurfaceWeb
 	case batchPath:
 		return observe.SurfaceBatch
+	case browserPath + string(kisa.SurfaceChatGPT), browserPath + string(kisa.SurfacePerplexity),
+		browserPath + string(kisa.SurfaceGemini), browserPath + string(kisa.SurfaceCopilot):
+		return observe.AssistantSurface(kisa.Surface(strings.TrimPrefix(route, browserPath)), async)
 	case completionsPath:
 		return observe.SurfaceCompletions
 	}

@@ -255,7 +255,9 @@ func checkWebhooks(t *testing.T, doc *openapi3.T, f *openapiFixture) {
 // bug: a 500 where every failure of a backing service is told as a 503.
 var notDriven = []string{
 	"POST /v1/networks/browser/ai-overview 500", "POST /v1/networks/browser/ai-mode 500",
-	"POST /v1/networks/browser/web-search 500", "POST /v1/completions 500", "GET /v1/networks/browser/countries 500",
+	"POST /v1/networks/browser/web-search 500", "POST /v1/completions 500",
+	"POST /v1/networks/browser/chatgpt 500", "POST /v1/networks/browser/perplexity 500",
+	"POST /v1/networks/browser/gemini 500", "POST /v1/networks/browser/copilot 500", "GET /v1/networks/browser/countries 500",
 	"GET /v1/networks/browser/ai-overview/jobs 500", "GET /v1/networks/browser/ai-overview/jobs/{id} 500",
 	"POST /v1/networks/browser/ai-overview/batch 500", "GET /v1/networks/browser/ai-overview/batches/{id} 500",
 	"POST /v1/monitors 500", "GET /v1/monitors 500", "GET /v1/monitors/{id} 500", "PATCH /v1/monitors/{id} 500",
@@ -496,6 +498,16 @@ func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 	follow.Query = "and toads?"
 	aim := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", AIMode: &kisa.Answer{HasAnswer: true, AnswerTurn: turn,
 		Turns: []kisa.AnswerTurn{follow}}, Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotBeforeSubmit: "b.png", kisa.ShotResponse: "c.png"}}
+	if err := aim.AIMode.Finish(); err != nil {
+		tb.Fatal(err)
+	}
+	gpt := kisa.Answer{HasAnswer: true, AnswerTurn: turn, Turns: []kisa.AnswerTurn{follow}}
+	gpt.Model, gpt.SearchQueries = "GPT-5", []string{"why are frogs green"}
+	if err := gpt.Finish(); err != nil {
+		tb.Fatal(err)
+	}
+	assistant := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", Answer: &gpt,
+		Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotBeforeSubmit: "b.png", kisa.ShotResponse: "c.png"}}
 	web := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", Web: &kisa.WebResults{Organic: []kisa.OrganicResult{
 		{Position: 1, Title: "Why frogs are green", URL: "https://nature.example/frogs", Description: "Frogs are green."},
 		{Position: 2, Title: "Frogs", URL: "https://frogs.example/", Description: "All about frogs."}}}}
@@ -505,6 +517,11 @@ func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 	}{
 		{overview.Request{Surface: kisa.SurfaceAIMode, Query: "cached frogs", Country: "us", Language: "en", Screenshots: true, FollowUps: []string{"and toads?"}}, aim},
 		{overview.Request{Surface: kisa.SurfaceWeb, Query: "cached frogs", Country: "us", Language: "en"}, web},
+		{overview.Request{Surface: kisa.SurfaceChatGPT, Query: "cached frogs", Country: "us", Language: "en", Screenshots: true,
+			FollowUps: []string{"and toads?"}, WebSearch: true}, assistant},
+		{overview.Request{Surface: kisa.SurfacePerplexity, Query: "cached frogs", Country: "us", Language: "en", Screenshots: true}, assistant},
+		{overview.Request{Surface: kisa.SurfaceGemini, Query: "cached frogs", Country: "us", Language: "en", Screenshots: true}, assistant},
+		{overview.Request{Surface: kisa.SurfaceCopilot, Query: "cached frogs", Country: "us", Language: "en", Screenshots: true}, assistant},
 	} {
 		if err := results.Store(context.Background(), r.req.Key(), r.res, time.Hour); err != nil {
 			tb.Fatal(err)
@@ -599,7 +616,9 @@ func (f *openapiFixture) exchanges(tb testing.TB) []exchange {
 	out = append(out, exchange{name: "batch of every surface", h: m, want: 202, contains: `"query":"cached frogs","surface":"web-search"}`,
 		req: req("POST", batchPath, f.key, `{"requests":[{"query":"cached frogs","countryCode":"us","languageCode":"en"},`+
 			`{"surface":"ai-mode","query":"cached frogs","countryCode":"us","languageCode":"en","followUps":["and toads?"]},`+
-			`{"surface":"web-search","query":"cached frogs","countryCode":"us","languageCode":"en","maxResults":1}]}`)})
+			`{"surface":"web-search","query":"cached frogs","countryCode":"us","languageCode":"en","maxResults":1},`+
+			`{"surface":"chatgpt","query":"cached frogs","countryCode":"us","languageCode":"en","followUps":["and toads?"],"webSearch":true},`+
+			`{"surface":"gemini","query":"cached frogs","countryCode":"us","languageCode":"en"}]}`)})
 	add("batch not JSON", m, req("POST", batchPath, f.key, `{"requests":[`), 400)
 	add("batch too large", m, req("POST", batchPath, f.key, huge), 413)
 	add("batch invalid", m, req("POST", batchPath, f.key, `{"requests":[{"query":""}],"webhook":{"url":"ftp://x"}}`), 422)
@@ -679,6 +698,14 @@ func (f *openapiFixture) surfaceExchanges(huge string) []exchange {
 			`{"query":"","followUps":[],"colour":1}`},
 		{webSearchPath, `{"query":"cached frogs","countryCode":"us","languageCode":"en","maxResults":1,"fields":["position","url"],"rawHtml":true}`,
 			`"organic":[{"position":1,"url":"https://nature.example/frogs"}],"rawHtml":"http`, `{"query":"q","maxResults":11,"screenshots":true}`},
+		{browserPath + "chatgpt", `{"query":"cached frogs","countryCode":"us","languageCode":"en","followUps":["and toads?"]}`,
+			`"model":"GPT-5"`, `{"query":"","webSearch":1}`},
+		{browserPath + "perplexity", `{"query":"cached frogs","countryCode":"us","languageCode":"en","rawHtml":true}`,
+			`"cited":true,"icon"`, `{"query":"q","webSearch":true}`},
+		{browserPath + "gemini", `{"query":"cached frogs","countryCode":"us","languageCode":"en","fields":{"sources":["url"]}}`,
+			`"sources":[{"cited":true,"position":1,"url":"https://nature.example/frogs"}]`, `{"query":"q","followUps":["a","b","c","d"]}`},
+		{browserPath + "copilot", `{"query":"cached frogs","countryCode":"us","languageCode":"en"}`,
+			`"markdown":"Frogs are green. [1]"`, `{"query":"` + strings.Repeat("q", 4001) + `"}`},
 	} {
 		add := func(name string, h http.Handler, r *http.Request, want int, contains string) {
 			out = append(out, exchange{name: s.path + " " + name, h: h, req: r, want: want, contains: contains})

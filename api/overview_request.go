@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/text/language"
 
@@ -97,12 +96,19 @@ func (v validation) err() error {
 // a country that served does not serve is a problem of countryCode; extra
 // handles the names it does not know (false: unknown field).
 func parseRequestObject(v validation, top map[string]json.RawMessage, allowed string, served proxies.Set, extra func(string, json.RawMessage) bool) overview.Request {
+	return parseRequestUpTo(v, top, allowed, served, maxQueryChars, extra)
+}
+
+// parseRequestUpTo is parseRequestObject for a query of at most
+// maxQuery characters.
+func parseRequestUpTo(v validation, top map[string]json.RawMessage, allowed string, served proxies.Set, maxQuery int,
+	extra func(string, json.RawMessage) bool) overview.Request {
 	req := overview.Request{Country: defaultCountry, Language: defaultLanguage, Device: kisa.DeviceDesktop, Screenshots: true,
 		CacheOn: true, CacheTTL: defaultCacheTTL, Fields: overview.Fields{ParagraphText: true, RawHTML: true}}
 	for name, raw := range top {
 		switch name {
 		case "query":
-			req.Query = parseQuery(v, raw)
+			req.Query = parseText(v, "query", raw, maxQuery)
 		case "countryCode":
 			req.Country = parseCode(v, name, raw, validCountry, "ISO 3166-1 alpha-2 country code")
 		case "languageCode":
@@ -268,23 +274,6 @@ func decodeAs(v validation, path string, raw json.RawMessage, dst any, want stri
 		return false
 	}
 	return true
-}
-
-func parseQuery(v validation, raw json.RawMessage) string {
-	var q string
-	if !decodeAs(v, "query", raw, &q, "a string") {
-		return ""
-	}
-	q = strings.Join(strings.Fields(q), " ")
-	switch n := utf8.RuneCountInString(q); {
-	case n == 0:
-		v.add("query", "must not be empty")
-	case n > maxQueryChars:
-		v.add("query", "must be at most %d characters, got %d", maxQueryChars, n)
-	case hasControl(q):
-		v.add("query", "must not contain control characters")
-	}
-	return q
 }
 
 func parseCode(v validation, path string, raw json.RawMessage, valid func(string) bool, what string) string {

@@ -93,11 +93,16 @@ const (
 	overviewPath  = "/v1/networks/browser/ai-overview"
 	aiModePath    = "/v1/networks/browser/ai-mode"
 	webSearchPath = "/v1/networks/browser/web-search"
+	// browserPath is the prefix of every surface's route: an assistant's
+	// is browserPath + its surface.
+	browserPath = "/v1/networks/browser/"
 )
 
 // aiRoutes are the routes that spend a key's AI budget (Limits.AI): every
 // surface costs a browser visit.
-var aiRoutes = map[string]bool{overviewPath: true, aiModePath: true, webSearchPath: true, batchPath: true, completionsPath: true}
+var aiRoutes = map[string]bool{overviewPath: true, aiModePath: true, webSearchPath: true, batchPath: true, completionsPath: true,
+	browserPath + string(kisa.SurfaceChatGPT): true, browserPath + string(kisa.SurfacePerplexity): true,
+	browserPath + string(kisa.SurfaceGemini): true, browserPath + string(kisa.SurfaceCopilot): true}
 
 // DashboardPath is where the queue dashboard is served.
 const DashboardPath = "/admin/queues"
@@ -161,6 +166,9 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST(strings.TrimPrefix(overviewPath, "/v1"), run, s.overview)
 	v1.POST(strings.TrimPrefix(aiModePath, "/v1"), run, s.aiMode)
 	v1.POST(strings.TrimPrefix(webSearchPath, "/v1"), run, s.webSearch)
+	for _, a := range kisa.Assistants {
+		v1.POST(strings.TrimPrefix(browserPath, "/v1")+string(a), run, func(c *gin.Context) { s.browse(c, a) })
+	}
 	v1.GET("/networks/browser/countries", s.countries)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1"), run, s.listJobs)
 	v1.GET(strings.TrimPrefix(jobsPath, "/v1")+"/:id", run, s.getJob)

@@ -22,6 +22,9 @@ const (
 	// maxWebResults is the most (and the default number of) organic
 	// results a web search answers.
 	maxWebResults = 10
+	// maxPromptChars bounds an assistant's query and each of its
+	// follow-ups.
+	maxPromptChars = 4000
 )
 
 // organicFields are the fields of one organic result.
@@ -32,6 +35,9 @@ var organicFields = []string{"position", "title", "url", "description"}
 const (
 	allowedAIModeItem = "query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, followUps"
 	allowedWebItem    = "query, countryCode, languageCode, device, location, rawHtml, fields, cache, maxResults"
+	// allowedAssistantItem is an assistant's request; ChatGPT's has
+	// webSearch too.
+	allowedAssistantItem = allowedAIModeItem
 )
 
 // allowedFields returns the fields a request of surface may have: those
@@ -43,6 +49,10 @@ func allowedFields(surface kisa.Surface, top bool) string {
 		list = allowedAIModeItem
 	case kisa.SurfaceWeb:
 		list = allowedWebItem
+	case kisa.SurfaceChatGPT:
+		list = allowedAssistantItem + ", webSearch"
+	case kisa.SurfacePerplexity, kisa.SurfaceGemini, kisa.SurfaceCopilot:
+		list = allowedAssistantItem
 	default:
 		list = allowedItem
 	}
@@ -64,6 +74,9 @@ func parseSurfaceObject(v validation, top map[string]json.RawMessage, surface ki
 	case kisa.SurfaceWeb:
 		return parseWebObject(v, top, allowed, served, extra)
 	}
+	if surface.Assistant() {
+		return parseAssistantObject(v, top, surface, allowed, served, extra)
+	}
 	return parseRequestObject(v, top, allowed, served, extra)
 }
 
@@ -74,12 +87,35 @@ func parseAIModeObject(v validation, top map[string]json.RawMessage, allowed str
 	var followUps []string
 	req := parseRequestObject(v, top, allowed, served, func(name string, raw json.RawMessage) bool {
 		if name == "followUps" {
-			followUps = parseFollowUps(v, raw)
+			followUps = parseFollowUps(v, raw, maxQueryChars)
 			return true
 		}
 		return extra != nil && extra(name, raw)
 	})
 	req.Surface, req.FollowUps = kisa.SurfaceAIMode, followUps
+	return req
+}
+
+// parseAssistantObject reads a request of an AI assistant (surface): AI
+// Mode's fields with prompts of up to maxPromptChars, and for ChatGPT
+// webSearch (default true).
+func parseAssistantObject(v validation, top map[string]json.RawMessage, surface kisa.Surface, allowed string, served proxies.Set,
+	extra func(string, json.RawMessage) bool) overview.Request {
+	var followUps []string
+	webSearch := true
+	req := parseRequestUpTo(v, top, allowed, served, maxPromptChars, func(name string, raw json.RawMessage) bool {
+		switch {
+		case name == "followUps":
+			followUps = parseFollowUps(v, raw, maxPromptChars)
+		case name == "webSearch" && surface == kisa.SurfaceChatGPT:
+			decodeAs(v, name, raw, &webSearch, "a boolean")
+		default:
+			return extra != nil && extra(name, raw)
+		}
+		return true
+	})
+	req.Surface, req.FollowUps = surface, followUps
+	req.WebSearch = surface == kisa.SurfaceChatGPT && webSearch
 	return req
 }
 
@@ -110,8 +146,8 @@ func parseWebObject(v validation, top map[string]json.RawMessage, allowed string
 }
 
 // parseFollowUps reads followUps: 1 to maxFollowUps prompts, each like a
-// query.
-func parseFollowUps(v validation, raw json.RawMessage) []string {
+// query of at most max characters.
+func parseFollowUps(v validation, raw json.RawMessage, max int) []string {
 	var items []json.RawMessage
 	if !decodeAs(v, "followUps", raw, &items, "an array of prompts") {
 		return nil
@@ -122,7 +158,7 @@ func parseFollowUps(v validation, raw json.RawMessage) []string {
 	}
 	out := make([]string, 0, len(items))
 	for i, it := range items {
-		out = append(out, parseText(v, fmt.Sprintf("followUps[%d]", i), it, maxQueryChars))
+		out = append(out, parseText(v, fmt.Sprintf("followUps[%d]", i), it, max))
 	}
 	return out
 }

@@ -30,6 +30,15 @@ func TestParseSurfaceRequests(t *testing.T) {
 		}
 		return r
 	}
+	assistant := func(s kisa.Surface, f func(r *overview.Request)) overview.Request {
+		r := defaults()
+		r.Surface, r.WebSearch = s, s == kisa.SurfaceChatGPT
+		if f != nil {
+			f(&r)
+		}
+		return r
+	}
+	long := strings.Repeat("x", 4000)
 	const allowedWeb = "unknown field; allowed: query, countryCode, languageCode, device, location, rawHtml, fields, cache, maxResults, async, webhook"
 	tests := []struct {
 		name    string
@@ -48,6 +57,20 @@ func TestParseSurfaceRequests(t *testing.T) {
 				"followUps[2]": "must be at most 500 characters, got 501"})},
 		{name: "AI Mode unknown field", surface: kisa.SurfaceAIMode, body: `{"query":"coffee","maxResults":3}`,
 			wantErr: invalid(map[string]string{"maxResults": "unknown field; allowed: query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, followUps, async, webhook"})},
+		{name: "ChatGPT defaults", surface: kisa.SurfaceChatGPT, body: `{"query":"coffee"}`, want: assistant(kisa.SurfaceChatGPT, nil)},
+		{name: "ChatGPT without web search, long prompts", surface: kisa.SurfaceChatGPT,
+			body: `{"query":"` + long + `","webSearch":false,"followUps":["` + long + `"]}`,
+			want: assistant(kisa.SurfaceChatGPT, func(r *overview.Request) {
+				r.Query, r.WebSearch, r.FollowUps = long, false, []string{long}
+			})},
+		{name: "Perplexity defaults", surface: kisa.SurfacePerplexity, body: `{"query":"coffee","followUps":["tea"]}`,
+			want: assistant(kisa.SurfacePerplexity, func(r *overview.Request) { r.FollowUps = []string{"tea"} })},
+		{name: "Gemini has no webSearch", surface: kisa.SurfaceGemini, body: `{"query":"coffee","webSearch":true}`,
+			wantErr: invalid(map[string]string{"webSearch": "unknown field; allowed: query, countryCode, languageCode, device, location, screenshots, rawHtml, fields, cache, followUps, async, webhook"})},
+		{name: "Copilot prompts too long", surface: kisa.SurfaceCopilot, body: `{"query":"` + long + `y","followUps":["` + long + `yy"]}`,
+			wantErr: invalid(map[string]string{"query": "must be at most 4000 characters, got 4001", "followUps[0]": "must be at most 4000 characters, got 4002"})},
+		{name: "ChatGPT bad webSearch", surface: kisa.SurfaceChatGPT, body: `{"query":"coffee","webSearch":"yes"}`,
+			wantErr: invalid(map[string]string{"webSearch": "must be a boolean"})},
 		{name: "web defaults", surface: kisa.SurfaceWeb, body: `{"query":"coffee"}`, want: web(nil)},
 		{name: "web fields and maxResults", surface: kisa.SurfaceWeb, body: `{"query":"coffee","maxResults":3,"fields":["url","position"],"cache":{"ttl":60}}`,
 			want: web(func(r *overview.Request) {
@@ -81,7 +104,8 @@ func TestParseSurfaceRequests(t *testing.T) {
 // TestParseBatchMixesSurfaces checks that a batch's items name their
 // surface (the overview when they do not) and are read as requests of it.
 func TestParseBatchMixesSurfaces(t *testing.T) {
-	body := `{"requests":[{"query":"a"},{"query":"b","surface":"ai-mode","followUps":["c"]},{"query":"d","surface":"web-search","maxResults":2}]}`
+	body := `{"requests":[{"query":"a"},{"query":"b","surface":"ai-mode","followUps":["c"]},{"query":"d","surface":"web-search","maxResults":2},` +
+		`{"query":"e","surface":"chatgpt","followUps":["f"]},{"query":"g","surface":"copilot"}]}`
 	b, err := parseBatchBody([]byte(body), proxies.Set{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -90,12 +114,12 @@ func TestParseBatchMixesSurfaces(t *testing.T) {
 	for _, r := range b.Requests {
 		got = append(got, string(r.Surface.OrOverview())+":"+r.Query+":"+strings.Join(r.FollowUps, ",")+":"+string(rune('0'+r.MaxResults)))
 	}
-	want := []string{"ai-overview:a::0", "ai-mode:b:c:0", "web-search:d::2"}
+	want := []string{"ai-overview:a::0", "ai-mode:b:c:0", "web-search:d::2", "chatgpt:e:f:0", "copilot:g::0"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("batch mismatch (-want +got):\n%s", diff)
 	}
 	_, err = parseBatchBody([]byte(`{"requests":[{"query":"a","surface":"maps"}]}`), proxies.Set{}, nil)
-	want1 := invalid(map[string]string{"requests[0].surface": "must be one of: ai-overview, ai-mode, web-search"})
+	want1 := invalid(map[string]string{"requests[0].surface": "must be one of: ai-overview, ai-mode, web-search, chatgpt, perplexity, gemini, copilot"})
 	if diff := cmp.Diff(error(want1), err); diff != "" {
 		t.Errorf("unknown surface: error mismatch (-want +got):\n%s", diff)
 	}

@@ -113,6 +113,9 @@ type Citation struct {
 	Title   string `json:"title,omitempty"`
 	Source  string `json:"source,omitempty"`
 	Favicon string `json:"favicon,omitempty"`
+	// Position is the citation's 1-based place in a conversation's
+	// answer (AI Mode, the assistants); 0 on the overview.
+	Position int `json:"position,omitempty"`
 }
 
 // Source is a website listed beside the overview.
@@ -121,6 +124,11 @@ type Source struct {
 	Title  string `json:"title,omitempty"`
 	Source string `json:"source,omitempty"`
 	Icon   string `json:"icon,omitempty"`
+	// Position and Cited are a conversation's answer's (AI Mode, the
+	// assistants): the source's 1-based place in the list the page shows,
+	// and whether an inline citation points at it.
+	Position int   `json:"position,omitempty"`
+	Cited    *bool `json:"cited,omitempty"`
 }
 
 // Screenshots are presigned PNG URLs, valid for 24 hours.

@@ -50,15 +50,20 @@ type AIModeAnswer struct {
 	RawHTML     string             `json:"rawHtml,omitempty"`
 }
 
-// AnswerTurn is one answer of the conversation.
+// AnswerTurn is one answer of the conversation (AI Mode's or an
+// assistant's).
 type AnswerTurn struct {
 	Query        string        `json:"query,omitempty"` // the follow-up, in Turns
 	Complete     bool          `json:"complete"`
 	Text         string        `json:"text"`
+	Markdown     string        `json:"markdown"` // with numbered citation markers
 	Paragraphs   []Paragraph   `json:"paragraphs"`
 	Citations    []Citation    `json:"citations"`
 	Sources      []Source      `json:"sources"`
 	RelatedLinks []RelatedLink `json:"relatedLinks"`
+	// Model and SearchQueries are shown by some assistants' pages.
+	Model         string   `json:"model,omitempty"`
+	SearchQueries []string `json:"searchQueries,omitempty"`
 }
 
 // RelatedLink is a link an answer offers beyond its sources.

@@ -47,8 +47,11 @@ type OverviewPayload struct {
 	// Surface is the page to read; empty is the overview (tasks from
 	// before surfaces existed).
 	Surface kisa.Surface `json:"surface,omitempty"`
-	// FollowUps are the further prompts of an AI Mode visit.
+	// FollowUps are the further prompts of a conversation's visit (AI
+	// Mode, an assistant).
 	FollowUps []string `json:"followUps,omitempty"`
+	// WebSearch turns on ChatGPT's web search for the answer.
+	WebSearch bool `json:"webSearch,omitempty"`
 }
 
 // NewOverviewTask builds the task for p. Its task id is the cache key, so

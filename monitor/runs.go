@@ -164,6 +164,7 @@ func readingRequest(t storage.MonitorTarget, loc geo.Location) overview.Request 
 	if req.Surface == kisa.SurfaceWeb {
 		req.Screenshots = false
 	}
+	req.WebSearch = req.Surface == kisa.SurfaceChatGPT // ChatGPT's endpoint searches the web by default
 	return req
 }
 
@@ -264,19 +265,19 @@ func nonNilSlice[T any](s []T) []T {
 // whether the answer had settled. An overview and an AI Mode answer are
 // read alike: present or not (hasOverview holds AI Mode's hasAnswer),
 // their text, sources and inline citations (AI Mode's first answer, not
-// its follow-ups). A web search's organic results are its sources, in
+// its follow-ups); an assistant's answer is read as AI Mode's. A web search's organic results are its sources, in
 // their rank, with no text (so no text.changed) and no citations;
 // hasOverview says whether there was any result.
 func ReadingOf(surface string, res kisa.Result) (Reading, bool) {
-	switch surface {
-	case SurfaceAIMode:
-		if res.AIMode == nil {
+	switch {
+	case kisa.Surface(surface).Conversational():
+		a := res.Conversation()
+		if a == nil {
 			return Reading{}, true
 		}
-		a := res.AIMode
 		return Reading{HasOverview: a.HasAnswer, Text: a.Text, Sources: a.Sources,
 			Citations: allCitations(a.Citations, a.Paragraphs)}, a.Complete
-	case SurfaceWebSearch:
+	case surface == SurfaceWebSearch:
 		var out Reading
 		if res.Web == nil {
 			return out, true

@@ -102,7 +102,11 @@ func (t Target) normal(i int, p problems) Target {
 		t.Surface = SurfaceAIOverview
 	}
 	if !slices.Contains(kisa.Surfaces, kisa.Surface(t.Surface)) {
-		p.add(at("surface"), "must be one of: ai-overview, ai-mode, web-search")
+		names := make([]string, len(kisa.Surfaces))
+		for i, s := range kisa.Surfaces {
+			names[i] = string(s)
+		}
+		p.add(at("surface"), "must be one of: "+strings.Join(names, ", "))
 	}
 	most := MaxQueryChars
 	if t.Surface == SurfaceWebSearch {

@@ -24,13 +24,32 @@ const (
 	SurfaceAIModeAsync   = "ai_mode_async"  // an AI Mode request submitted as a job
 	SurfaceWeb           = "web_search"     // a synchronous web search
 	SurfaceWebAsync      = "web_search_async"
-	SurfaceCompletions   = "completions"
-	SurfaceRead          = "read" // everything else: resources, jobs, observations, usage
+	// An assistant's requests are named after its surface (kisa.Surface:
+	// "chatgpt", "perplexity", "gemini", "copilot"), with AsyncSuffix when
+	// submitted as a job (AssistantSurface).
+	AsyncSuffix        = "_async"
+	SurfaceCompletions = "completions"
+	SurfaceRead        = "read" // everything else: resources, jobs, observations, usage
 )
 
 // browserSurfaces are the surfaces whose requests have a trace.
-var browserSurfaces = map[string]bool{SurfaceOverview: true, SurfaceOverviewAsync: true, SurfaceBatch: true,
-	SurfaceAIMode: true, SurfaceAIModeAsync: true, SurfaceWeb: true, SurfaceWebAsync: true}
+var browserSurfaces = func() map[string]bool {
+	m := map[string]bool{SurfaceOverview: true, SurfaceOverviewAsync: true, SurfaceBatch: true,
+		SurfaceAIMode: true, SurfaceAIModeAsync: true, SurfaceWeb: true, SurfaceWebAsync: true}
+	for _, a := range kisa.Assistants {
+		m[AssistantSurface(a, false)], m[AssistantSurface(a, true)] = true, true
+	}
+	return m
+}()
+
+// AssistantSurface names a request of assistant a, submitted as a job
+// when async.
+func AssistantSurface(a kisa.Surface, async bool) string {
+	if async {
+		return string(a) + AsyncSuffix
+	}
+	return string(a)
+}
 
 // errBadCursor is the Invalid failure of a list cursor this service did
 // not make.

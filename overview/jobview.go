@@ -44,6 +44,8 @@ type RequestView struct {
 	Surface    kisa.Surface `json:"surface,omitempty"`
 	FollowUps  []string     `json:"followUps,omitempty"`
 	MaxResults int          `json:"maxResults,omitempty"`
+	// WebSearch is a ChatGPT request's webSearch; absent for the others.
+	WebSearch *bool `json:"webSearch,omitempty"`
 }
 
 // FieldsView is the `fields` selection; an absent list keeps every field.
@@ -85,6 +87,10 @@ func (r Request) View() RequestView {
 	if r.Surface.OrOverview() != kisa.SurfaceOverview {
 		v.Surface, v.FollowUps, v.MaxResults, v.Fields.Organic = r.Surface, r.FollowUps, r.MaxResults, r.Fields.Organic
 	}
+	if r.Surface == kisa.SurfaceChatGPT {
+		w := r.WebSearch
+		v.WebSearch = &w
+	}
 	return v
 }
 
@@ -98,6 +104,7 @@ func (v RequestView) Request() Request {
 		r.Location = *v.Location
 	}
 	r.Surface, r.FollowUps, r.MaxResults, r.Fields.Organic = v.Surface, v.FollowUps, v.MaxResults, v.Fields.Organic
+	r.WebSearch = v.WebSearch != nil && *v.WebSearch
 	return r
 }
 

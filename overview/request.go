@@ -32,11 +32,14 @@ type Request struct {
 	Fields   Fields
 	// Surface is the page the request reads; empty is the overview.
 	Surface kisa.Surface
-	// FollowUps are the further prompts of an AI Mode request, asked in
-	// order in the same conversation.
+	// FollowUps are the further prompts of a conversation's request (AI
+	// Mode, an assistant), asked in order in the same conversation.
 	FollowUps []string
 	// MaxResults is how many organic results a web search answers.
 	MaxResults int
+	// WebSearch asks ChatGPT to search the web for its answer (its search
+	// toggle; the parser's default is true); other surfaces ignore it.
+	WebSearch bool
 }
 
 // Fields is the request's `fields` selection; a nil list keeps every

@@ -17,12 +17,13 @@ import (
 
 // keyPrefixes start the keys of the surfaces other than the overview,
 // whose keys ("ov1-") stay as they were before surfaces existed.
-var keyPrefixes = map[kisa.Surface]string{kisa.SurfaceAIMode: "aim1-", kisa.SurfaceWeb: "web1-"}
+var keyPrefixes = map[kisa.Surface]string{kisa.SurfaceAIMode: "aim1-", kisa.SurfaceWeb: "web1-",
+	kisa.SurfaceChatGPT: "gpt1-", kisa.SurfacePerplexity: "pplx1-", kisa.SurfaceGemini: "gem1-", kisa.SurfaceCopilot: "cop1-"}
 
 // surfaceKey turns the overview key base of r's query, country, language
 // and screenshots into r's key: base itself for the overview, else a hash
-// of base, the surface and the folded follow-ups under the surface's
-// prefix.
+// of base, the surface, the folded follow-ups and (ChatGPT) whether the
+// answer searches the web under the surface's prefix.
 func (r Request) surfaceKey(base string) string {
 	prefix, ok := keyPrefixes[r.Surface]
 	if !ok {
@@ -32,6 +33,9 @@ func (r Request) surfaceKey(base string) string {
 	for _, f := range r.FollowUps {
 		parts = append(parts, strings.ToLower(strings.Join(strings.Fields(f), " ")))
 	}
+	if r.Surface == kisa.SurfaceChatGPT && !r.WebSearch {
+		parts = append(parts, "\x01no-web-search")
+	}
 	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return prefix + hex.EncodeToString(h[:16])
 }
@@ -39,19 +43,19 @@ func (r Request) surfaceKey(base string) string {
 // Results renders res as the response's `results` for req's surface,
 // keeping only the fields req selected; lists are never null.
 func Results(req Request, res kisa.Result) map[string]any {
-	switch req.Surface.OrOverview() {
-	case kisa.SurfaceAIMode:
-		return aiModeResults(res.AIMode, req.Fields)
-	case kisa.SurfaceWeb:
+	switch s := req.Surface.OrOverview(); {
+	case s.Conversational():
+		return answerResults(res.Conversation(), req.Fields)
+	case s == kisa.SurfaceWeb:
 		return webResults(res.Web, req)
 	}
 	return Trim(res.Overview, req.Fields)
 }
 
-// aiModeResults renders an AI Mode reading: the answer's fields as the
-// overview's (turn), hasAnswer, the reason when there is none, and one
-// entry per follow-up in turns.
-func aiModeResults(r *kisa.Answer, sel Fields) map[string]any {
+// answerResults renders a conversation's reading (AI Mode's or an
+// assistant's, one shape for all): the answer's fields (turn), hasAnswer,
+// the reason when there is none, and one entry per follow-up in turns.
+func answerResults(r *kisa.Answer, sel Fields) map[string]any {
 	if r == nil {
 		r = &kisa.Answer{}
 	}
@@ -70,17 +74,33 @@ func aiModeResults(r *kisa.Answer, sel Fields) map[string]any {
 	return out
 }
 
-// turn renders one AI Mode answer with the overview's field selection,
-// and its related links.
+// turn renders one answer with the overview's field selection, each
+// citation's and source's position and whether a source is cited (kept
+// by every selection), its markdown, its related links, and the model
+// and search queries the page showed.
 func turn(t kisa.AnswerTurn, sel Fields) map[string]any {
 	m := Trim(kisa.Overview{Complete: t.Complete, Text: t.Text, Citations: t.Citations,
 		Paragraphs: t.Paragraphs, Sources: t.Sources}, sel)
 	delete(m, "hasOverview")
+	for i, c := range m["citations"].([]map[string]any) {
+		c["position"] = t.Citations[i].Position
+	}
+	for i, s := range m["sources"].([]map[string]any) {
+		s["position"] = t.Sources[i].Position
+		s["cited"] = t.Sources[i].Cited != nil && *t.Sources[i].Cited
+	}
+	m["markdown"] = t.Markdown
 	links := make([]map[string]any, 0, len(t.RelatedLinks))
 	for _, l := range t.RelatedLinks {
 		links = append(links, map[string]any{"url": l.URL, "title": l.Title, "source": l.Source})
 	}
 	m["relatedLinks"] = links
+	if t.Model != "" {
+		m["model"] = t.Model
+	}
+	if len(t.SearchQueries) > 0 {
+		m["searchQueries"] = t.SearchQueries
+	}
 	return m
 }
 

@@ -54,9 +54,68 @@ func TestSurfaceResults(t *testing.T) {
 	aim := kisa.Result{AIMode: &kisa.Answer{Reason: kisa.ReasonNotAvailable,
 		AnswerTurn: kisa.AnswerTurn{Complete: true}}}
 	got = render(t, Results(Request{Surface: kisa.SurfaceAIMode, Fields: Fields{ParagraphText: true}}, aim))
-	want := `{"citations":[],"complete":true,"hasAnswer":false,"paragraphs":[],"reason":"not_available","relatedLinks":[],"sources":[],"text":"","turns":[]}`
+	want := `{"citations":[],"complete":true,"hasAnswer":false,"markdown":"","paragraphs":[],"reason":"not_available","relatedLinks":[],"sources":[],"text":"","turns":[]}`
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("AI Mode results mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestAssistantResults checks that an assistant's reading is rendered in
+// the one shape of every conversation: markdown, positions, cited, the
+// model and search queries, the turns; a field selection keeps position
+// and cited.
+func TestAssistantResults(t *testing.T) {
+	a := kisa.Answer{HasAnswer: true, AnswerTurn: kisa.AnswerTurn{Complete: true, Text: "Tea.",
+		Paragraphs:    []kisa.Paragraph{{Text: "Tea.", Citations: []kisa.Citation{{URL: "https://a.example/", Title: "A"}}}},
+		Citations:     []kisa.Citation{{URL: "https://a.example/", Title: "A"}},
+		Sources:       []kisa.Source{{URL: "https://b.example/", Title: "B"}, {URL: "https://a.example/", Title: "A"}},
+		Model:         "GPT-5",
+		SearchQueries: []string{"tea"},
+	}, Turns: []kisa.AnswerTurn{{Query: "More?", Complete: true, Text: "No."}}}
+	if err := a.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	got := render(t, Results(Request{Surface: kisa.SurfacePerplexity, Fields: Fields{ParagraphText: true, Sources: []string{"url"}}},
+		kisa.Result{Answer: &a}))
+	want := `{"citations":[{"favicon":"","position":1,"source":"","title":"A","url":"https://a.example/"}],"complete":true,` +
+		`"hasAnswer":true,"markdown":"Tea. [1]","model":"GPT-5",` +
+		`"paragraphs":[{"citations":[{"favicon":"","source":"","title":"A","url":"https://a.example/"}],"text":"Tea."}],` +
+		`"relatedLinks":[],"searchQueries":["tea"],` +
+		`"sources":[{"cited":false,"position":1,"url":"https://b.example/"},{"cited":true,"position":2,"url":"https://a.example/"}],` +
+		`"text":"Tea.","turns":[{"citations":[],"complete":true,"markdown":"No.","paragraphs":[],"query":"More?","relatedLinks":[],"sources":[],"text":"No."}]}`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("assistant results mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestAssistantKeys checks that each assistant has a key space of its
+// own, apart from AI Mode's, and that ChatGPT's webSearch is part of its
+// key.
+func TestAssistantKeys(t *testing.T) {
+	base := Request{Query: "Coffee", Country: "at", Language: "de", Screenshots: true, Surface: kisa.SurfaceAIMode}
+	seen := map[string]kisa.Surface{base.Key(): kisa.SurfaceAIMode}
+	prefixes := map[kisa.Surface]string{kisa.SurfaceChatGPT: "gpt1-", kisa.SurfacePerplexity: "pplx1-",
+		kisa.SurfaceGemini: "gem1-", kisa.SurfaceCopilot: "cop1-"}
+	for _, s := range kisa.Assistants {
+		r := base
+		r.Surface, r.WebSearch = s, true
+		if !strings.HasPrefix(r.Key(), prefixes[s]) {
+			t.Errorf("%s key %s lacks the prefix %s", s, r.Key(), prefixes[s])
+		}
+		if other, ok := seen[r.Key()]; ok {
+			t.Errorf("%s shares its key with %s", s, other)
+		}
+		seen[r.Key()] = s
+	}
+	on, off := base, base
+	on.Surface, off.Surface, on.WebSearch = kisa.SurfaceChatGPT, kisa.SurfaceChatGPT, true
+	if on.Key() == off.Key() {
+		t.Error("webSearch is not part of ChatGPT's key")
+	}
+	p1, p2 := on, off
+	p1.Surface, p2.Surface = kisa.SurfacePerplexity, kisa.SurfacePerplexity
+	if p1.Key() != p2.Key() {
+		t.Error("webSearch changed Perplexity's key")
 	}
 }
 

@@ -111,7 +111,7 @@ func outcome(out jobs.Outcome) (kisa.Result, error) {
 func (s *Visits) enqueue(ctx context.Context, key string, req Request) (joined bool, err error) {
 	p := jobs.OverviewPayload{Key: key, Query: req.Query, CountryCode: req.Country,
 		LanguageCode: req.Language, Screenshots: req.Screenshots, Run: uuid.NewString(),
-		Surface: req.Surface, FollowUps: req.FollowUps}
+		Surface: req.Surface, FollowUps: req.FollowUps, WebSearch: req.WebSearch && req.Surface == kisa.SurfaceChatGPT}
 	if req.Device == kisa.DeviceMobile {
 		p.Device = kisa.DeviceMobile
 	}

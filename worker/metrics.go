@@ -46,7 +46,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 	m := &Metrics{
 		tasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kisa_worker_tasks_total",
-			Help: "Visit task attempts by surface (ai-overview, ai-mode, web-search) and outcome (ok, no_overview, no_answer, or the failure: blocked, timed_out, unavailable, unrecognised, internal)."}, []string{"surface", "outcome"}),
+			Help: "Visit task attempts by surface (ai-overview, ai-mode, web-search, chatgpt, perplexity, gemini, copilot) and outcome (ok, no_overview, no_answer, or the failure: blocked, timed_out, unavailable, unrecognised, internal)."}, []string{"surface", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kisa_worker_task_duration_seconds",
 			Help:    "Time one visit task attempt took, by surface and outcome.",
 			Buckets: []float64{.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90}}, []string{"surface", "outcome"}),
@@ -95,8 +95,8 @@ func (m *Metrics) ProxyVisit(proxy, outcome string) {
 func outcome(ctx context.Context, res kisa.Result, err error) string {
 	switch {
 	case err != nil:
-	case res.AIMode != nil:
-		return map[bool]string{true: OutcomeOK, false: OutcomeNoAnswer}[res.AIMode.HasAnswer]
+	case res.Conversation() != nil:
+		return map[bool]string{true: OutcomeOK, false: OutcomeNoAnswer}[res.Conversation().HasAnswer]
 	case res.Web != nil:
 		return map[bool]string{true: OutcomeOK, false: OutcomeNoAnswer}[len(res.Web.Organic) > 0]
 	case res.Overview.HasOverview:

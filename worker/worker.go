@@ -104,6 +104,9 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
 	}
+	if _, ok := pages[p.Surface.OrOverview()]; !ok {
+		return fmt.Errorf("%w: %w: no page for surface %q", asynq.SkipRetry, kisa.Internal, p.Surface)
+	}
 	// The task id is a hash of the query (the cache key): the query's
 	// text is logged at debug level only.
 	log := h.log.With("task", p.Key)

@@ -22,6 +22,10 @@ func surfaceCommands() []clientCommand {
 	return []clientCommand{
 		{"ai-mode", "<query>", "ask Google's AI Mode (and --follow-up prompts) and wait for the answer", defineAIMode},
 		{"web-search", "<query>", "read the organic results of a results page and wait for them", defineWebSearch},
+		{client.ChatGPT, "<prompt>", "ask ChatGPT (--no-web-search, --follow-up prompts) and wait for the answer", defineAssistant(client.ChatGPT)},
+		{client.Perplexity, "<prompt>", "ask Perplexity (and --follow-up prompts) and wait for the answer", defineAssistant(client.Perplexity)},
+		{client.Gemini, "<prompt>", "ask Gemini (and --follow-up prompts) and wait for the answer", defineAssistant(client.Gemini)},
+		{client.Copilot, "<prompt>", "ask Copilot (and --follow-up prompts) and wait for the answer", defineAssistant(client.Copilot)},
 	}
 }
 
@@ -106,6 +110,42 @@ func defineAIMode(fs *flag.FlagSet) func([]string) (clientCall, error) {
 			}
 		}
 		return c.call(aiModePath, req)
+	}
+}
+
+// defineAssistant defines the command of an AI assistant: AI Mode's
+// flags, and for ChatGPT --no-web-search.
+func defineAssistant(assistant string) func(fs *flag.FlagSet) func([]string) (clientCall, error) {
+	return func(fs *flag.FlagSet) func([]string) (clientCall, error) {
+		c := defineCommon(fs)
+		noShots := fs.Bool("no-screenshots", false, "ask for no screenshots")
+		fields := fs.String("fields", "", `field selection as JSON, e.g. '{"sources":["url","title"]}'`)
+		var followUps repeated
+		fs.Var(&followUps, "follow-up", "a further prompt asked in the same conversation (up to 3, in order)")
+		var noSearch *bool
+		if assistant == client.ChatGPT {
+			noSearch = fs.Bool("no-web-search", false, "answer without searching the web (webSearch false)")
+		}
+		return func(args []string) (clientCall, error) {
+			if len(args) != 1 {
+				return clientCall{}, errors.New("give the prompt as one argument (quote it)")
+			}
+			req := client.AssistantRequest{Query: args[0], CountryCode: *c.country, LanguageCode: *c.lang, Device: *c.device,
+				Location: parseLocationFlag(*c.location), RawHTML: *c.rawHTML, FollowUps: followUps, Cache: c.cache()}
+			if *noShots {
+				req.Screenshots = new(bool)
+			}
+			if noSearch != nil && *noSearch {
+				req.WebSearch = new(bool)
+			}
+			if *fields != "" {
+				req.Fields = &client.OverviewFields{}
+				if err := json.Unmarshal([]byte(*fields), req.Fields); err != nil {
+					return clientCall{}, fmt.Errorf("--fields: %w", err)
+				}
+			}
+			return c.call("/v1/networks/browser/"+assistant, req)
+		}
 	}
 }
 
