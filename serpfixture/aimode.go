@@ -20,9 +20,11 @@ import (
 // and its dialog); citation chips as in the overview. The answer streams
 // in after the page loads: the subtree is aria-busy="true" and the column
 // ends in a "Generating..." status line until the answer is whole (a
-// modelled hook: the saved real pages are all finished). Below the turns
-// a follow-up box (textarea); asking in it appends a turn that streams its
-// answer the same way, fetched from /aimode/turn.
+// modelled hook: the saved real pages are all finished). Above the turns
+// the search box of the live page (a textarea named q, a combobox, in a
+// role="search" form); below them AI Mode's composer (a textarea in its
+// input plate, data-xid="aim-mars-input-plate"): asking in it appends a
+// turn that streams its answer the same way, fetched from /aimode/turn.
 
 // AIModeUDM is the udm value of AI Mode's pages.
 const AIModeUDM = "50"

@@ -18,7 +18,8 @@ import (
 // (consent page on) a question and a follow-up: the answers stream in and
 // the page then reads exactly like the fixture's finished page; France
 // gets the notice; an answer that never finishes streaming is read as it
-// stands, not settled.
+// stands, not settled. The page's search box stands before AI Mode's
+// composer, as on the live page: the prompts must go to the composer.
 func TestVisitConversation(t *testing.T) {
 	// Answers stream for 600 ms, well within the tests' OverviewWait (2 s)
 	// after the page's load and SettleQuiet.

@@ -27,8 +27,12 @@ const (
 	AIModeUDM = "50"
 	// SearchPath is the path of the search engine's results page.
 	SearchPath = `/search`
-	// AIModeFollowUp is the box for a follow-up prompt below the answers.
-	AIModeFollowUp = `textarea`
+	// AIModeFollowUp is AI Mode's prompt box (its composer, below the
+	// answers), where the first prompt and the follow-ups are typed: the
+	// textarea of its input plate; on a page without the plate, the first
+	// plain textarea, which is neither the search box at the top of the
+	// page (named q, a combobox) nor a feedback form's (a textbox).
+	AIModeFollowUp = `[data-xid="aim-mars-input-plate"] textarea, textarea:not([role]):not([name="q"])`
 	// AnswerLead is the lead of an answer's text inside its aimc subtree
 	// (the first words, or an empty element before them).
 	AnswerLead = `[data-subtree="aimfl"]`
