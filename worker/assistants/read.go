@@ -216,14 +216,19 @@ func markCited(sources []kisa.Source, cites []kisa.Citation) []kisa.Source {
 	return out
 }
 
-// sourcesFromCitations lists the citations as the sources of a page that
-// shows no other list of them: each is a source the page links, cited.
+// sourcesFromCitations lists the pages the citations link as the sources
+// of a page that shows no other list of them, each cited; a citation that
+// names a site without linking it (a chip whose list is not open) is no
+// source.
 func sourcesFromCitations(cites []kisa.Citation) []kisa.Source {
 	out := make([]kisa.Source, 0, len(cites))
-	for i, c := range cites {
+	for _, c := range cites {
+		if c.URL == "" {
+			continue
+		}
 		yes := true
 		out = append(out, kisa.Source{URL: c.URL, Title: c.Title, Source: c.Source, Icon: c.Favicon,
-			Position: i + 1, Cited: &yes})
+			Position: len(out) + 1, Cited: &yes})
 	}
 	return out
 }
