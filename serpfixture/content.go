@@ -33,6 +33,10 @@ type blockSpec struct {
 type overview struct {
 	Blocks []blockSpec
 	Links  []link
+	// Opaque links every website through the engine's /goto redirect;
+	// Dates are the dates their cards show, by website ("" for none).
+	Opaque bool
+	Dates  []string
 }
 
 // sidePanelShown is how many side panel websites show before "Show all".
@@ -90,6 +94,16 @@ func isGerman(hl string) bool {
 
 // overviewFor returns the overview for a normalised query in language hl.
 func overviewFor(query, hl string) overview {
+	ov := contentFor(query, hl)
+	if strings.Contains(query, OpaqueQuery) {
+		ov = withOpaqueLinks(ov)
+	}
+	return ov
+}
+
+// contentFor is the overview of a normalised query in language hl before
+// its links are made opaque.
+func contentFor(query, hl string) overview {
 	if l, ok := languageOf(hl); ok {
 		return l.generic.overview(query, l.words.Lang)
 	}

@@ -98,12 +98,12 @@ func (r *renderer) chip(cites []int) (chip, data string) {
 	for _, n := range cites {
 		l := r.ov.Links[n]
 		if r.given[n] {
-			entry := []any{id, strconv.Itoa(n + 1), 0, l.URL, favicon(l.URL), ""}
+			entry := []any{id, strconv.Itoa(n + 1), 0, r.href(n), favicon(l.URL), ""}
 			fmt.Fprintf(&sb, `<div style="display:none;" data-crb-el="sfX1rc">%s</div>`, sv6(entry))
 			continue
 		}
 		r.given[n] = true
-		entry := []any{id, record(l, n), 0}
+		entry := []any{id, r.record(n), 0}
 		fmt.Fprintf(&sb, `<div style="display:none;" data-crb-el="Hrp5ac">%s</div>`, sv6(entry))
 	}
 	return chip, sb.String()
@@ -113,11 +113,11 @@ func (r *renderer) chip(cites []int) (chip, data string) {
 // dialog that lists them all.
 func (r *renderer) aside() string {
 	var shown, all strings.Builder
-	for i, l := range r.ov.Links {
+	for i := range r.ov.Links {
 		if i < sidePanelShown {
-			fmt.Fprintf(&shown, `<li class="jydCyd">%s</li>`, r.entry(l, i))
+			fmt.Fprintf(&shown, `<li class="jydCyd">%s</li>`, r.entry(i))
 		}
-		fmt.Fprintf(&all, `<li class="CyMdWb">%s</li>`, r.entry(l, i))
+		fmt.Fprintf(&all, `<li class="CyMdWb">%s</li>`, r.entry(i))
 	}
 	return fmt.Sprintf(`<div class="ofHStc Dn7Fzd"><div class="jKhXsc notranslate" data-xid="aim-aside-initial-corroboration-container">`+
 		`<ul class="EJw9bc">%s</ul><div class="qnIdo"><div aria-label="%s" role="button" tabindex="0" class="BjvG9b"><span class="zJR8l">%s</span></div></div></div>`+
@@ -126,14 +126,48 @@ func (r *renderer) aside() string {
 		shown.String(), esc(r.w.ShowAllLabel), esc(r.w.ShowAll), esc(r.w.ShowAllLabel), esc(r.w.Close), all.String())
 }
 
-// entry renders one side panel website.
-func (r *renderer) entry(l link, n int) string {
+// entry renders side panel website n; a date its card shows stands
+// before its snippet.
+func (r *renderer) entry(n int) string {
+	l := r.ov.Links[n]
+	date := ""
+	if d := r.date(n); d != "" {
+		date = `<span class="ymnJJb">` + esc(d) + `</span> — `
+	}
 	return fmt.Sprintf(`<div class="MFrAxb BKnikc" data-crb-el="kXllB"><a class="NDNGvf" aria-label="%s" href="%s" target="_blank" rel="noopener"></a>`+
-		`<div class="w6SxZb"><div class="T5ny9d"><div class="Nn35F">%s</div><span class="vhJ6Pe">%s</span>`+
+		`<div class="w6SxZb"><div class="T5ny9d"><div class="Nn35F">%s</div><span class="vhJ6Pe">%s%s</span>`+
 		`<div class="w8lk7d"><div class="BMzdlb" aria-hidden="true"><span class="fxbadge" style="background:%s">%s</span>`+
 		`<img class="sGgDgb" data-src="%s" src="%s" alt=""></div><div class="jEYmO"><span class="Z1JFYc"><span class="R0r5R">%s</span></span></div></div></div></div>%s</div>`,
-		esc(l.Title+r.w.OpensNewTab), esc(l.URL), esc(l.Title), esc(l.Snippet), badgeColour(l.URL), esc(initial(l.Site)),
-		esc(favicon(l.URL)), placeholderGIF, esc(l.Site), sv6([]any{record(l, n)}))
+		esc(l.Title+r.w.OpensNewTab), esc(r.href(n)), esc(l.Title), date, esc(l.Snippet), badgeColour(l.URL), esc(initial(l.Site)),
+		esc(favicon(l.URL)), placeholderGIF, esc(l.Site), sv6([]any{r.record(n)}))
+}
+
+// href is the link of website n: its URL, or on a page of opaque links
+// the engine's redirect to it.
+func (r *renderer) href(n int) string {
+	if r.ov.Opaque {
+		return gotoLink(r.ov.Links, n)
+	}
+	return r.ov.Links[n].URL
+}
+
+// date is the date website n's card shows, or "".
+func (r *renderer) date(n int) string {
+	if n < len(r.ov.Dates) {
+		return r.ov.Dates[n]
+	}
+	return ""
+}
+
+// record is the JSON record of website n (record), with its link and,
+// further on as on the real page, the date its card shows.
+func (r *renderer) record(n int) []any {
+	rec := record(r.ov.Links[n], n)
+	rec[5] = r.href(n)
+	if d := r.date(n); d != "" {
+		rec = append(rec, nil, []any{}, []any{}, 0, []any{}, d, 0)
+	}
+	return rec
 }
 
 // control renders the "Show more" control and its wrapper; expanded says

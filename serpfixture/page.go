@@ -33,6 +33,11 @@ const (
 	UnknownQuery   = "unknown markup"
 	SearchingQuery = "searching placeholder"
 	GenerateQuery  = "generate button"
+	// OpaqueQuery: the overview and AI Mode of a query containing it link
+	// every website through the engine's opaque redirect (/goto?url=<token>,
+	// opaque.go) and their cards show dates, as real pages of August 2026
+	// do; the last website's redirect has expired (404).
+	OpaqueQuery = "latest news"
 )
 
 // behaviour is what /search does for a query.

@@ -96,6 +96,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /{$}", s.handleHome)
 	s.mux.HandleFunc("GET /search", s.handleSearch)
 	s.mux.HandleFunc("GET /aimode/turn", s.handleAITurn)
+	s.mux.HandleFunc("GET /goto", s.handleGoto)
 	s.mux.HandleFunc("GET /sorry/index", s.handleSorry)
 	s.mux.HandleFunc("GET /consent", s.handleConsent)
 	s.mux.HandleFunc("POST /save", s.handleSave)

@@ -18,15 +18,19 @@ import (
 // AI Mode conversation, the real 2026 overview page (whose overview is an
 // aimc answer in a turn of its own) and the fixture's AI Mode pages.
 var aiModePages = []string{captured.AIModePage, captured.FrogsPage,
-	"fixture-aimode-en-why-is-the-sky-blue.html", "fixture-aimode-de-warum-ist-der-himmel-blau.html", "fixture-aimode-fr-not-available.html"}
+	"fixture-aimode-en-why-is-the-sky-blue.html", "fixture-aimode-de-warum-ist-der-himmel-blau.html", "fixture-aimode-fr-not-available.html",
+	"fixture-aimode-en-latest-news-opaque-links.html"}
 
 // aiModeFixturePages are the fixture server's AI Mode pages kept in
 // testdata/ (modelled on the real conversation): finished answers with
-// follow-ups, and the notice for France.
+// follow-ups, the notice for France, and an answer whose every source and
+// citation links through the engine's opaque redirect, cards with dates
+// (serpfixture.OpaqueQuery).
 var aiModeFixturePages = []fixturePage{
 	{"fixture-aimode-en-why-is-the-sky-blue.html", "/search?udm=50&q=why+is+the+sky+blue&hl=en&gl=us&final=1&fu=what+about+sunsets&fu=and+on+mars"},
 	{"fixture-aimode-de-warum-ist-der-himmel-blau.html", "/search?udm=50&q=warum+ist+der+himmel+blau&hl=de&gl=de&final=1&fu=und+abends"},
 	{"fixture-aimode-fr-not-available.html", "/search?udm=50&q=pourquoi+le+ciel+est+bleu&hl=fr&gl=fr"},
+	{"fixture-aimode-en-latest-news-opaque-links.html", "/search?udm=50&q=latest+news+on+mars+rovers&hl=en&gl=us&final=1"},
 }
 
 // TestAIModeFixturePagesCurrent checks that the AI Mode pages in
