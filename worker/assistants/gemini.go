@@ -21,7 +21,7 @@ import (
 var Gemini = Hooks{
 	Engine:         "Gemini",
 	Composer:       `rich-textarea .ql-editor[contenteditable="true"]`,
-	Send:           `button.send-button`,
+	Send:           `button.send-button:not(.stop)`,
 	Stop:           `button.send-button.stop, button[aria-label="Stop response"]`,
 	Turn:           `.conversation-container`,
 	Answer:         `model-response message-content .markdown`,

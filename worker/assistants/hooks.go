@@ -30,9 +30,9 @@ type Hooks struct {
 	// the answer's content inside it.
 	Turn   string
 	Answer string
-	// Streaming matches inside the last turn while its answer is still
-	// being written; Finished matches inside it once it is whole (the
-	// answer's action bar, a finished footer).
+	// Streaming matches the last turn, or an element inside it, while
+	// its answer is still being written; Finished matches inside it once
+	// it is whole (the answer's action bar, a finished footer).
 	Streaming string
 	Finished  string
 	// SourcesControl opens the sources panel where the engine hides the
