@@ -6,19 +6,23 @@ import (
 )
 
 // Copilot's page (copilot.microsoft.com, 2025-2026). No saved page of it
-// was found; the messages (data-content="user-message" and "ai-message"),
-// the message item inside an answer and the composer (#userInput,
-// data-testid="composer-input") are the real hooks that exporters and
-// scrapers read; the citation links, the action bar, the sources panel
-// and the notices are modelled (docs/surfaces.md).
+// was found; the messages (data-content="user-message" and "ai-message",
+// data-message-author="bot"), the message item inside an answer, the
+// composer (a native textarea, #userInput, its placeholder translated) and
+// a send button known only as the form's submit button are the real hooks
+// that exporters and scrapers read (a survey of them of July 2026 lists
+// them and finds no streaming attribute: the scrapers wait for the text to
+// stop changing, and so must the browser, Finished being modelled). The
+// citation links, the action bar, the sources panel, the stop button and
+// the notices are modelled (docs/surfaces.md).
 var Copilot = Hooks{
 	Engine:         "Copilot",
-	Composer:       `textarea#userInput, [data-testid="composer-input"]`,
-	Send:           `button[data-testid="submit-button"]`,
+	Composer:       `textarea#userInput, textarea[data-testid="composer-input"]`,
+	Send:           `button[type="submit"]`,
 	Stop:           `button[data-testid="stop-button"]`,
 	Turn:           `[data-content="ai-message"]`,
 	Answer:         `[data-content="ai-message"] [class~="group/ai-message-item"]`,
-	Streaming:      `[aria-busy="true"]`,
+	Streaming:      `[aria-busy="true"], [data-is-typing="true"], [data-testid="typing-indicator"]`,
 	Finished:       `[data-testid="message-actions"] [data-testid="copy-message-button"]`,
 	SourcesControl: `[data-testid="message-actions"] button[data-testid="sources-button"]`,
 	SourcesPanel:   `[data-testid="sources-panel"]`,
