@@ -77,11 +77,13 @@
 //
 // Every results page has its organic results among the modules that are
 // not organic results (organic.go): a top and a bottom ad, "People also
-// ask", videos and a local pack, organic links through the redirect
-// /url?q=<target>&sa=U.
+// ask", videos and a local pack, the organic list and the headed modules
+// in one wrapper below #rso (as on the pages of 2026), organic links
+// through the redirect /url?q=<target>&sa=U.
 //
 // A phone's request (Sec-CH-UA-Mobile ?1 or a phone's user agent) gets a
-// generated page laid out for a phone (mobile.go). A uule parameter is
+// generated page laid out for a phone (mobile.go), its results in the
+// phone's markup (titles are div[role=heading] inside the link). A uule parameter is
 // decoded (package geo) and kept with the request's headers for
 // Server.Seen; PresenceQuery's page reports both, and what its script
 // reads about the browser.

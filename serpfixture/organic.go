@@ -8,10 +8,16 @@ import (
 // The results page's organic results stand among the modules that are
 // not organic results, in the real page's markup (the captured 2025 page):
 // a top ad (#tads, [data-text-ad]), "People also ask" (whose expanded
-// answers carry h3 title links of their own), a videos module and a local
+// answers carry title links of their own), a videos module and a local
 // pack, each under a role="heading" aria-level="2" title, and a bottom ad.
-// Organic titles are h3 inside links through the engine's redirect
-// (/url?q=<target>&sa=U), as the real page serves them without script.
+// As on the pages of 2026, the organic list and the headed modules stand
+// in one wrapper below the results area (#rso), so that only a result's
+// own block, not its wrappers, tells whether it is organic. Organic links
+// go through the engine's redirect (/url?q=<target>&sa=U), as the real
+// page serves them without script. Their titles are h3 on a desktop; on a
+// phone (result.Phone), as on the real phone pages of 2023 to 2026, a
+// div[role=heading][aria-level=3] inside the link, the address line and
+// the favicon beside it in the same link.
 
 // modules are the blocks around the organic results of one page.
 type modules struct {
@@ -22,6 +28,8 @@ type modules struct {
 	Questions          []question
 	Videos             []result
 	Places             []string
+	// Phone: the page is a phone's (titles are [role=heading]).
+	Phone bool
 }
 
 // question is one "People also ask" entry with the result that answers it.
@@ -46,6 +54,7 @@ func (d resultsData) Modules() modules {
 			{Title: q + " explained (video)", Site: "YouTube", URL: "https://www.youtube.com/watch?v=fixture1&q=" + e},
 			{Title: q + " in 5 minutes", Site: "YouTube", URL: "https://www.youtube.com/watch?v=fixture2&q=" + e},
 		},
+		Phone:  d.phone(),
 		Places: []string{"Example Store, Main Street 1", "Sample Shop, Market Square 2"},
 	}
 	rs := d.Results
@@ -56,7 +65,18 @@ func (d resultsData) Modules() modules {
 		return out
 	}
 	m.Head, m.Middle, m.Tail = cut(2), cut(1), cut(len(rs))
+	for i := range m.Questions {
+		m.Questions[i].Answer.Phone = m.Phone
+	}
+	for i := range m.Videos {
+		m.Videos[i].Phone = m.Phone
+	}
 	return m
+}
+
+// phone reports whether the page is rendered for a phone.
+func (d resultsData) phone() bool {
+	return len(d.Results) > 0 && d.Results[0].Phone
 }
 
 // Redirect returns the address of r's link through the engine's redirect.

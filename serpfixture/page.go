@@ -154,6 +154,7 @@ type resultsRequest struct {
 	final         bool          // render the expanded final state, no streaming
 	delay         time.Duration // until the overview is complete, when streaming
 	variant       *Variant      // set by SetVariant: replaces the query's rules
+	phone         bool          // a phone's request: results in the phone's markup (mobile.go)
 }
 
 // resultsData feeds results.html.tmpl.
@@ -171,9 +172,11 @@ type resultsData struct {
 	Results []result
 }
 
-// result is one organic result.
+// result is one organic result (or an item of a module), in the phone's
+// markup when Phone is set.
 type result struct {
 	Title, Snippet, Site, URL, Initial string
+	Phone                              bool
 }
 
 // results renders the results page of a query with or without overview.
@@ -199,7 +202,7 @@ func (p *pages) results(req resultsRequest) ([]byte, error) {
 	case unknown, searching, generate:
 		d.Overview, d.Final, d.Block = true, b == unknown, blockOf(b, key)
 	}
-	d.Results = organic(links)
+	d.Results = organic(links, req.phone)
 	var buf bytes.Buffer
 	if err := p.tmpl.ExecuteTemplate(&buf, "results.html.tmpl", d); err != nil {
 		return nil, fmt.Errorf("render results page: %w", err)
@@ -247,11 +250,12 @@ func joinChunks(chunks []chunk) (answer, aside template.HTML) {
 	return template.HTML(a.String()), template.HTML(s.String())
 }
 
-// organic returns the organic results made of links.
-func organic(links []link) []result {
+// organic returns the organic results made of links, in the phone's
+// markup when phone is set.
+func organic(links []link, phone bool) []result {
 	out := make([]result, 0, len(links))
 	for _, l := range links {
-		out = append(out, result{Title: l.Title, Snippet: l.Snippet, Site: l.Site, URL: l.URL, Initial: initial(l.Site)})
+		out = append(out, result{Title: l.Title, Snippet: l.Snippet, Site: l.Site, URL: l.URL, Initial: initial(l.Site), Phone: phone})
 	}
 	return out
 }

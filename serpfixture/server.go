@@ -179,7 +179,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		s.writeHTML(w, r, http.StatusOK, page, "real results page")
 	default:
-		req := resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", delay: s.delay}
+		req := resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", delay: s.delay, phone: seen.Mobile}
 		if varied {
 			req.variant = &v
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -104,6 +105,21 @@ func FuzzExtractWeb(f *testing.F) {
 	f.Add(`<div id="rso"><div class="g"><a href="/url?q=https://a.example/"><h3>A</h3></a><div class="VwiC3b">s</div></div></div>`)
 	f.Add(`<div id="search"><div id="tads"><a href="https://ad.example/"><h3>Ad</h3></a></div></div>`)
 	f.Add(`<div id="rso"><div><div role="heading" aria-level="2">Videos</div><a href="https://v.example/"><h3>V</h3></a></div></div>`)
+	// The layouts of the real pages (captured.WebPages): phone titles in one
+	// wrapper with headed modules, a knowledge panel's name, the featured
+	// snippet's label and link inside its h3, an app card, a page without
+	// results.
+	f.Add(`<div id="rso"><div><div><div role="heading" aria-level="2">AI Overview</div><p>An answer of some length, more than a heading.</p></div>` +
+		`<div class="MjjYud"><a role="presentation" href="https://a.example/"><div role="heading" aria-level="3"><div role="link"><span>A</span></div></div></a><div data-sncf="1"><div class="VwiC3b">s</div></div></div>` +
+		`<div><div role="heading" aria-level="2">People also ask</div><div role="button">Why?</div></div></div></div>`)
+	f.Add(`<div id="rcnt"><div><div><div role="heading" aria-level="2">Featured snippet</div></div><div><div data-attrid="wa:/description">x</div><h3><a href="https://f.example/">F</a></h3></div></div>` +
+		`<div id="rhs"><a href="https://k.example/"><h3>K</h3></a></div><div id="center_col"><div id="rso"><div><div role="heading" aria-level="2" data-attrid="title">E</div></div>` +
+		`<a role="button" data-app="x" href="https://play.example/"><span role="heading" aria-level="3">P</span></a></div></div></div>`)
+	f.Add(`<div id="search"></div><div id="botstuff"><p role="heading" aria-level="3">Your search - <em>x</em> - did not match any documents.</p></div>`)
+	// Two real pages, small enough to keep the fuzzer quick: a phone's of
+	// 2023 and the no-results page of 2026.
+	f.Add(string(captured.Page("web-google-phone-2023.html")))
+	f.Add(string(captured.Page("web-no-results-2026.html")))
 	f.Fuzz(func(t *testing.T, page string) {
 		res, err := serp.ExtractWeb(page)
 		if res.Organic == nil {
