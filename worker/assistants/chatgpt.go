@@ -14,7 +14,10 @@ import (
 // the sources panel, the cookie banner, the sign-in dialogs and the
 // usage-limit notice are modelled (see docs/surfaces.md).
 var ChatGPT = Hooks{
-	Engine:    "ChatGPT",
+	Engine: "ChatGPT",
+	// A ProseMirror editor (a contenteditable div kept the old
+	// textarea's id): typed keys or insertText reach its model, a
+	// written value does not.
 	Composer:  `#prompt-textarea`,
 	Send:      `button[data-testid="send-button"]`,
 	Stop:      `button[data-testid="stop-button"]`,

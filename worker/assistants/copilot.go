@@ -16,7 +16,9 @@ import (
 // citation links, the action bar, the sources panel, the stop button and
 // the notices are modelled (docs/surfaces.md).
 var Copilot = Hooks{
-	Engine:         "Copilot",
+	Engine: "Copilot",
+	// A native textarea under React: typed keys reach it; a value written
+	// by script is ignored unless set through the prototype's setter.
 	Composer:       `textarea#userInput, textarea[data-testid="composer-input"]`,
 	Send:           `button[type="submit"]`,
 	Stop:           `button[data-testid="stop-button"]`,

@@ -19,7 +19,9 @@ import (
 // a public guide shows the markdown panel carrying aria-busy and a
 // footnote's sup standing alone beside source-inline-chip-container.
 var Gemini = Hooks{
-	Engine:         "Gemini",
+	Engine: "Gemini",
+	// A Quill editor inside rich-textarea (contenteditable): typed keys
+	// or insertText reach it.
 	Composer:       `rich-textarea .ql-editor[contenteditable="true"]`,
 	Send:           `button.send-button:not(.stop)`,
 	Stop:           `button.send-button.stop, button[aria-label="Stop response"]`,

@@ -17,7 +17,9 @@ import (
 // exporters, and whose turn wrapper, sources tab, search steps and notices
 // are modelled (docs/surfaces.md).
 var Perplexity = Hooks{
-	Engine:    "Perplexity",
+	Engine: "Perplexity",
+	// A Lexical editor (contenteditable, data-lexical-editor): typed
+	// keys or insertText reach it.
 	Composer:  `#ask-input`,
 	Send:      `button[data-testid="submit-button"]`,
 	Stop:      `button[data-testid="stop-generating-response-button"]`,
