@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -395,5 +396,54 @@ func TestChromiumKnowsEveryZone(t *testing.T) {
 	}
 	if len(zones) < 100 {
 		t.Errorf("only %d zones tried", len(zones))
+	}
+}
+
+// framesScript reads, in a page, what it can see of its frames: whether it
+// is visible and in the foreground, and the intervals between 40
+// consecutive animation frames, in ms.
+const framesScript = `new Promise(r => {
+  const t = [];
+  const f = ts => { t.push(ts); if (t.length < 41) { requestAnimationFrame(f); return; }
+    r({visibility: document.visibilityState, hidden: document.hidden, focus: document.hasFocus(),
+       gaps: t.slice(1).map((x, i) => x - t[i])}); };
+  requestAnimationFrame(f);
+})`
+
+// TestFramesAsEnergySaver: a visit's page is visible, not hidden, and gets
+// its animation frames as in a Chrome with Energy Saver on, 30 a second:
+// no two frames closer than about 33 ms (60 a second would give gaps of
+// about 17 ms; a busy machine can only make the gaps longer).
+func TestFramesAsEnergySaver(t *testing.T) {
+	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!DOCTYPE html><title>x</title><style>div{width:300px;height:20px;background:linear-gradient(90deg,#eee,#ccc,#eee);` +
+			`background-size:200% 100%;animation:s 1s infinite}@keyframes s{to{background-position:-100% 0}}</style><div></div>`))
+	})
+	srv := httptest.NewServer(page)
+	t.Cleanup(srv.Close)
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	tb, err := openTab(ctx, current(t, p), p, p.policyFor(srv.URL+"/search"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.close(nil)
+	within, unbind := tb.bind(ctx)
+	defer unbind()
+	var got struct {
+		Visibility string    `json:"visibility"`
+		Hidden     bool      `json:"hidden"`
+		Gaps       []float64 `json:"gaps"`
+	}
+	if err := chromedp.Run(within, chromedp.Navigate(srv.URL+"/"), chromedp.Evaluate(framesScript, &got, awaitPromise)); err != nil {
+		t.Fatal(err)
+	}
+	if got.Visibility != "visible" || got.Hidden {
+		t.Errorf("visibilityState %q, hidden %v; want visible, not hidden", got.Visibility, got.Hidden)
+	}
+	if len(got.Gaps) != 40 || slices.Min(got.Gaps) < 30 {
+		t.Errorf("gaps between animation frames %v ms; want 40, none under 30 (Energy Saver's 30 frames a second)", got.Gaps)
 	}
 }
