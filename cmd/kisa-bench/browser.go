@@ -34,7 +34,7 @@ func (s *suite) tabs() error {
 		}
 		pid := s.worker.cmd.Process.Pid
 		peak, cpu := samplePeak(pid), treeCPU(pid)
-		wall, err := s.runJobs(fmt.Sprintf("bench tabs %d", t), s.n.Queries, s.n.Queries, nil)
+		wall, _, err := s.runJobs(fmt.Sprintf("bench tabs %d", t), s.n.Queries, s.n.Queries, nil)
 		cpu = (treeCPU(pid) - cpu) / float64(s.n.Queries)
 		rss, pss := peak.end()
 		if err != nil {
@@ -138,7 +138,7 @@ func (s *suite) stability() error {
 	pid := s.worker.cmd.Process.Pid
 	first := 0.0
 	tenth := max(1, s.n.Stability/10)
-	_, err := s.runJobs("bench stability", s.n.Stability, 2, func(done int) {
+	_, _, err := s.runJobs("bench stability", s.n.Stability, 2, func(done int) {
 		if done == tenth {
 			first = rssMB(pid)
 		}

@@ -26,7 +26,8 @@ func (s *suite) figures() {
 		fn   func() error
 	}{
 		{"reads", s.reads}, {"hits", s.hits}, {"miss", s.miss}, {"coalesce", s.coalesce},
-		{"real", s.realPages}, {"tabs", s.tabs}, {"stability", s.stability}, {"monitor", s.monitor},
+		{"real", s.realPages}, {"tabs", s.tabs}, {"wait", s.wait}, {"slow", s.slowTabs}, {"stability", s.stability},
+		{"monitor", s.monitor},
 	}
 	for _, st := range steps {
 		if s.only != nil && !s.only[st.name] {
@@ -229,6 +230,14 @@ func overviewBody(query string, screenshots bool) string {
 // overview POSTs body and returns how long the answer took; a status
 // other than 200 is an error.
 func (s *suite) overview(body string) (time.Duration, error) {
+	took, _, err := s.overviewRead(body)
+	return took, err
+}
+
+// overviewRead is overview that also reports whether the answer's
+// overview was read whole (results.complete: the visit did not stop
+// waiting while it still streamed).
+func (s *suite) overviewRead(body string) (took time.Duration, complete bool, err error) {
 	req, _ := http.NewRequestWithContext(s.ctx, http.MethodPost, s.web+"/v1/networks/browser/ai-overview",
 		strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.key)
@@ -236,15 +245,25 @@ func (s *suite) overview(body string) (time.Duration, error) {
 	start := time.Now()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	took := time.Since(start)
+	took = time.Since(start)
 	if resp.StatusCode != http.StatusOK {
-		return took, fmt.Errorf("overview: %s %s", resp.Status, b)
+		return took, false, fmt.Errorf("overview: %s %s", resp.Status, b)
 	}
-	return took, nil
+	var v struct {
+		Data struct {
+			Results struct {
+				Complete bool `json:"complete"`
+			} `json:"results"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return took, false, fmt.Errorf("overview: %w: %.200s", err, b)
+	}
+	return took, v.Data.Results.Complete, nil
 }
 
 // ensureWorker starts a worker with tabs tabs unless one runs with them.
@@ -439,14 +458,15 @@ func (s *suite) fixtureVisits(query string) (int, error) {
 }
 
 // runJobs sends n distinct overview misses, at most par at once, and
-// calls each(i) after the i-th answer; it returns the wall time.
-func (s *suite) runJobs(tag string, n, par int, each func(done int)) (time.Duration, error) {
+// calls each(i) after the i-th answer; it returns the wall time and how
+// many answers were not read whole (results.complete false).
+func (s *suite) runJobs(tag string, n, par int, each func(done int)) (time.Duration, int, error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	sem := make(chan struct{}, par)
 	var mu sync.Mutex
 	var first error
-	done := 0
+	done, incomplete := 0, 0
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range n {
@@ -456,9 +476,12 @@ func (s *suite) runJobs(tag string, n, par int, each func(done int)) (time.Durat
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			_, err := s.overview(overviewBody(fmt.Sprintf("%s %s %d", tag, s.res.Time, i), true))
+			_, complete, err := s.overviewRead(overviewBody(fmt.Sprintf("%s %s %d", tag, s.res.Time, i), true))
 			mu.Lock()
 			defer mu.Unlock()
+			if err == nil && !complete {
+				incomplete++
+			}
 			if err != nil && first == nil {
 				first = err
 				cancel()
@@ -470,5 +493,5 @@ func (s *suite) runJobs(tag string, n, par int, each func(done int)) (time.Durat
 		})
 	}
 	wg.Wait()
-	return time.Since(start), first
+	return time.Since(start), incomplete, first
 }

@@ -36,13 +36,14 @@ type counts struct {
 	Coalesce  int           // identical concurrent misses
 	Stability int           // jobs in a row
 	Targets   int           // of the monitor
+	Waits     int           // visits per stream length of the waiting figure
 }
 
 func countsFor(quick bool) counts {
 	if quick {
-		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 16, Fresh: 8, Coalesce: 50, Stability: 100, Targets: 40}
+		return counts{Rounds: 2, WrkTime: 3 * time.Second, Misses: 2, Queries: 16, Fresh: 8, Coalesce: 50, Stability: 100, Targets: 40, Waits: 3}
 	}
-	return counts{Rounds: 5, WrkTime: 10 * time.Second, Misses: 5, Queries: 200, Fresh: 200, Coalesce: 50, Stability: 1000, Targets: 1000}
+	return counts{Rounds: 5, WrkTime: 10 * time.Second, Misses: 5, Queries: 200, Fresh: 200, Coalesce: 50, Stability: 1000, Targets: 1000, Waits: 20}
 }
 
 // suite is one run: the processes it started and what they need.
@@ -68,9 +69,12 @@ type suite struct {
 	// plainFixture is a second serpfixture that serves automated browsers
 	// (the page baseline's plain chromedp tab).
 	plainFixture string
-	bare         string         // base URL of the bare baselines
-	pids         map[string]int // of web, webOff and bare, by base URL
-	rdb          *redis.Client  // the suite's Redis, asked for its CPU time
+	// slowFixture is a serpfixture whose overview streams for slowDelay,
+	// started by the figures that need it.
+	slowFixture string
+	bare        string         // base URL of the bare baselines
+	pids        map[string]int // of web, webOff and bare, by base URL
+	rdb         *redis.Client  // the suite's Redis, asked for its CPU time
 	// releaseRedis gives the suite's Redis database back.
 	releaseRedis func()
 	worker       *proc
