@@ -44,7 +44,8 @@
 //   - exactly "mobile app development" (Real2025PageQuery): the real
 //     captured page of the 2025 generation, collapsed, served as is.
 //   - exactly "google" or "hotels" (RealWebQueries): a real captured
-//     desktop results page of 2023 without an AI overview, served as is.
+//     desktop results page of 2023 without an AI overview, served as is;
+//     to a phone, the same query's real phone page (RealPhoneWebQueries).
 //   - contains "stalled stream", "unknown markup", "searching
 //     placeholder" or "generate button" (StalledQuery...): an overview
 //     that stops streaming half-way, one in markup no generation knows,

@@ -282,3 +282,11 @@ var RealWebQueries = map[string]string{
 	"google": captured.WebGoogle,
 	"hotels": captured.WebHotels,
 }
+
+// RealPhoneWebQueries are the pages of RealWebQueries that a phone's
+// request gets instead: the same queries' real results pages of 2023 as
+// the engine served them to a phone (titles are div[role=heading]).
+var RealPhoneWebQueries = map[string]string{
+	"google": "web-google-phone-2023.html",
+	"hotels": "web-hotels-phone-2023.html",
+}

@@ -172,7 +172,11 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	case real2025:
 		s.writeHTML(w, r, http.StatusOK, []byte(s.pages.real2025), "real 2025 page")
 	case realWeb:
-		page, err := captured.FS.ReadFile(RealWebQueries[key])
+		name := RealWebQueries[key]
+		if seen.Mobile && RealPhoneWebQueries[key] != "" {
+			name = RealPhoneWebQueries[key]
+		}
+		page, err := captured.FS.ReadFile(name)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

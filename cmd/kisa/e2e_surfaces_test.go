@@ -83,6 +83,35 @@ func TestSurfacesEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("web search on a phone and on real pages", func(t *testing.T) {
+		// The fixture's phone page: titles div[role=heading], the organic list
+		// in one wrapper with "People also ask" and videos.
+		out, err := s.api.WebSearch(ctx, client.WebSearchRequest{Query: "best hiking boots", CountryCode: "us", LanguageCode: "en", Device: "mobile"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := out.Results.Organic
+		if out.IsCached || len(o) != 5 || o[0].URL != "https://en.wikipedia.org/w/index.php?search=best+hiking+boots" || o[0].Title != "best hiking boots - Wikipedia" {
+			t.Errorf("phone's organic = %+v (cached %v), want the fixture's five", o, out.IsCached)
+		}
+		// The real pages of "google" of 2023: the phone's (3 results, as its
+		// publisher counts them) and the desktop's (9).
+		for _, c := range []struct {
+			device string
+			n      int
+			third  string
+		}{{"mobile", 3, "https://www.google.com/account/about/"}, {"desktop", 9, "https://www.google.com/account/about/"}} {
+			out, err := s.api.WebSearch(ctx, client.WebSearchRequest{Query: "google", CountryCode: "us", LanguageCode: "en", Device: c.device})
+			if err != nil {
+				t.Fatalf("%s: %v", c.device, err)
+			}
+			o := out.Results.Organic
+			if len(o) != c.n || o[2].URL != c.third || o[2].Title != "Google Account" {
+				t.Errorf("%s: organic = %+v, want %d results, the third %s", c.device, o, c.n, c.third)
+			}
+		}
+	})
+
 	t.Run("async job and a batch of every surface", func(t *testing.T) {
 		job, err := s.api.SubmitAIMode(ctx, client.AIModeRequest{Query: "how do tides work", CountryCode: "us", LanguageCode: "en",
 			Screenshots: new(bool)}, "")
