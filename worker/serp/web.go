@@ -57,6 +57,13 @@ const (
 	// ResultDescription is the snippet of a result inside its block (the
 	// featured snippet's answer is its description).
 	ResultDescription = `.VwiC3b, [data-sncf="1"], [data-content-feature="1"], ` + FeaturedAnswer
+	// NoResults is the engine's notice that the query matched nothing
+	// ("Your search - <em>query</em> - did not match any documents."): a
+	// heading quoting the query, in every language; the page served
+	// without script says it in plain text (NoResultsText).
+	NoResults = `p[role="heading"]:has(em)`
+	// NoResultsText is the notice of the page served without script.
+	NoResultsText = "did not match any documents"
 	// NotDescription are the parts of a result's block that are not its
 	// description when it has no ResultDescription (the page without
 	// script): links (the title, sitelinks), the address line, controls.
@@ -71,11 +78,12 @@ const shortText = 40
 // ExtractWeb reads the organic results of a results page: position
 // (1-based, organic results only), title, the target URL (a redirect
 // through the search engine, /url?q=, is resolved) and description. A
-// page without results (the engine's "did not match any documents") is
-// an empty list. It returns an error wrapping kisa.Unrecognised when the
-// page has no results area, or when its results area shows result titles
-// of which none is read as organic (so the page is kept as evidence
-// instead of answering an empty list), and a plain error when it cannot
+// page without results (the engine's notice NoResults) is an empty list.
+// It returns an error wrapping kisa.Unrecognised when the page has no
+// results area, or when no organic result is read from a page that does
+// not say it has none (result titles of which none is organic, or titles
+// in a markup it does not know): the page is kept as evidence instead of
+// answering an empty list. It returns a plain error when the page cannot
 // be parsed.
 func ExtractWeb(page string) (kisa.WebResults, error) {
 	res := kisa.WebResults{Organic: []kisa.OrganicResult{}}
@@ -107,10 +115,19 @@ func ExtractWeb(page string) (kisa.WebResults, error) {
 			Description: description(a, area),
 		})
 	})
-	if len(res.Organic) == 0 && titles > 0 {
+	switch {
+	case len(res.Organic) > 0 || noResults(doc):
+		return res, nil
+	case titles > 0:
 		return res, fmt.Errorf("%w: the results area shows %d result titles and none is an organic result", kisa.Unrecognised, titles)
 	}
-	return res, nil
+	return res, fmt.Errorf("%w: no organic result and no notice that the query matched nothing", kisa.Unrecognised)
+}
+
+// noResults reports whether the page is the engine's notice that the
+// query matched nothing.
+func noResults(doc *goquery.Document) bool {
+	return doc.Find(NoResults).Length() > 0 || strings.Contains(doc.Find("body").Text(), NoResultsText)
 }
 
 // title returns the title of the result whose title link is a: the

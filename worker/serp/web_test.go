@@ -58,8 +58,9 @@ func servePhone(tb testing.TB, srv http.Handler, target string) string {
 // on the layouts that the rule of wrappers read as no results: the
 // organic list in one wrapper with modules that have headings of their
 // own, a knowledge panel's name at the head of that wrapper, the
-// featured snippet's label; and that a results area showing titles of
-// which none is organic is unrecognised, a page without results empty.
+// featured snippet's label; and that a page from which no organic result
+// is read is unrecognised unless it is the engine's notice that the query
+// matched nothing, which is an empty list.
 func TestExtractWebByBlock(t *testing.T) {
 	const (
 		one   = `<div class="r"><a href="https://one.example/"><div role="heading" aria-level="3">One</div></a><div class="VwiC3b">First.</div></div>`
@@ -88,7 +89,9 @@ func TestExtractWebByBlock(t *testing.T) {
 			`<h3><a href="https://fs.example/">FS</a></h3></div></div>` + one,
 			want: []kisa.OrganicResult{{Position: 1, Title: "FS", URL: "https://fs.example/", Description: "The answer."}, {Position: 2, Title: "One", URL: "https://one.example/", Description: "First."}}},
 		{name: "titles of which none is organic", rso: video, want: []kisa.OrganicResult{}, err: kisa.Unrecognised},
-		{name: "no results", rso: `<p role="heading" aria-level="3">Your search did not match any documents.</p>`, want: []kisa.OrganicResult{}},
+		{name: "no results", rso: `<p role="heading" aria-level="3">Ihre Suche - <em>x</em> - ergab keine Treffer.</p>`, want: []kisa.OrganicResult{}},
+		{name: "results in a markup it does not know", rso: `<div><a href="https://one.example/"><span class="title">One</span></a></div>`,
+			want: []kisa.OrganicResult{}, err: kisa.Unrecognised},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
