@@ -92,6 +92,32 @@ func treeCPU(root int) float64 {
 	return sum
 }
 
+// treeCPUByKind is treeCPU split by kind of process: the root itself
+// ("worker"), Chromium's browser process, and its helpers by their
+// --type (renderer, gpu-process, utility, zygote, ...), each with the time
+// of the children it reaped.
+func treeCPUByKind(root int) map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range tree(root) {
+		out[procKind(p.pid, root)] += p.cpu
+	}
+	return out
+}
+
+// procKind names what process pid is, from its command line.
+func procKind(pid, root int) string {
+	if pid == root {
+		return "worker"
+	}
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	for _, arg := range strings.Split(string(b), "\x00") {
+		if t, ok := strings.CutPrefix(arg, "--type="); ok {
+			return t
+		}
+	}
+	return "browser"
+}
+
 // zombies returns the defunct processes under root.
 func zombies(root int) map[int]bool {
 	z := map[int]bool{}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -36,6 +39,8 @@ type waitRun struct {
 	CPUPerVisit float64 `json:"cpu_s_per_visit"`
 	PeakPSSMB   float64 `json:"peak_pss_mb"`
 	Incomplete  int     `json:"incomplete"`
+	// CPUByKind splits CPUPerVisit by process (procKind).
+	CPUByKind map[string]float64 `json:"cpu_s_per_visit_by_process"`
 }
 
 // runOn starts a worker of tabs tabs (not recycling its browser, so that
@@ -50,14 +55,19 @@ func (s *suite) runOn(base string, tabs, n int, tag string) (waitRun, error) {
 		return waitRun{}, err
 	}
 	pid := s.worker.cmd.Process.Pid
-	peak, cpu := samplePeak(pid), treeCPU(pid)
+	peak, before := samplePeak(pid), treeCPUByKind(pid)
 	wall, incomplete, err := s.runJobs(fmt.Sprintf("%s %d", tag, tabs), n, n, nil)
-	cpu = (treeCPU(pid) - cpu) / float64(n)
+	by, cpu := treeCPUByKind(pid), 0.0
+	for kind, v := range by {
+		by[kind] = (v - before[kind]) / float64(n)
+		cpu += by[kind]
+	}
 	_, pss := peak.end()
 	if err != nil {
 		return waitRun{}, err
 	}
-	return waitRun{Tabs: tabs, Jobs: n, JobsPerS: float64(n) / wall.Seconds(), CPUPerVisit: cpu, PeakPSSMB: pss, Incomplete: incomplete}, nil
+	return waitRun{Tabs: tabs, Jobs: n, JobsPerS: float64(n) / wall.Seconds(), CPUPerVisit: cpu, PeakPSSMB: pss,
+		Incomplete: incomplete, CPUByKind: by}, nil
 }
 
 // wait: the cost of waiting. One tab, the same misses on the fixture
@@ -84,7 +94,19 @@ func (s *suite) wait() error {
 		Baseline: fmt.Sprintf("%d of %d answers read whole", 2*s.n.Waits-incomplete, 2*s.n.Waits), Ratio: "-",
 		Target: "<= 0.3 s for the 7 s; every answer complete", Met: yes(d <= 0.3 && incomplete == 0),
 		Raw: map[string]any{"1s": fast, slowDelay: long}})
+	s.res.note("The cost of waiting, CPU-s per visit by process: at 1 s %s; at %s %s.", byKind(fast.CPUByKind), slowDelay, byKind(long.CPUByKind))
 	return nil
+}
+
+// byKind lists a CPU split by process, largest first.
+func byKind(m map[string]float64) string {
+	kinds := slices.Collect(maps.Keys(m))
+	slices.SortFunc(kinds, func(a, b string) int { return cmp.Compare(m[b], m[a]) })
+	var out []string
+	for _, k := range kinds {
+		out = append(out, fmt.Sprintf("%s %.2f", k, m[k]))
+	}
+	return strings.Join(out, ", ")
 }
 
 // slowTabs: throughput of one worker on the fixture streaming for
