@@ -21,6 +21,9 @@ func readSources(p pageDoc, box *goquery.Selection, idx linkIndex) []kisa.Source
 	if links.Length() == 0 {
 		links = box.Find(PanelEntryLink).FilterFunction(func(_ int, a *goquery.Selection) bool { return isPanelLink(a) })
 	}
+	if links.Length() == 0 {
+		links = box.Find(PhoneSourceLink)
+	}
 	links.Each(func(_ int, a *goquery.Selection) {
 		l := p.linkOf(a.AttrOr("href", ""))
 		if l.url == "" || seen[l.url] {
