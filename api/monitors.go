@@ -3,7 +3,9 @@ package api
 import (
 	"errors"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +39,8 @@ func (s *Server) monitorRoutes(v1 *gin.RouterGroup) {
 	g.GET("/:id/runs", s.listRuns)
 	g.GET("/:id/changes", s.listChanges)
 	g.GET("/:id/visibility", s.visibility)
+	g.GET("/:id/brands", s.brands)
+	g.GET("/:id/sources", s.sources)
 	g.GET("/:id/targets/:target/history", s.history)
 }
 
@@ -236,6 +240,143 @@ func (s *Server) visibility(c *gin.Context) {
 	s.answer(c, rep, monitorError(err, kisa.PartMonitor))
 }
 
+// brands answers GET /v1/monitors/{id}/brands?from=&to=&groupBy=&format=:
+// each brand's figures per group, as JSON or CSV.
+func (s *Server) brands(c *gin.Context) {
+	ms, id, ok := s.monitorID(c)
+	if !ok {
+		return
+	}
+	v := validation{}
+	sp := querySpan(c, v)
+	var groupBy []string
+	for _, g := range c.QueryArray("groupBy") {
+		for _, d := range strings.Split(g, ",") {
+			d = strings.TrimSpace(d)
+			switch {
+			case !slices.Contains(monitor.BrandGroupings, d):
+				v.add("groupBy", "must be one or more of: %s", strings.Join(monitor.BrandGroupings, ", "))
+			case !slices.Contains(groupBy, d):
+				groupBy = append(groupBy, d)
+			}
+		}
+	}
+	format := queryFormat(c, v)
+	if len(v) > 0 {
+		s.writeError(c, v.err())
+		return
+	}
+	rep, err := ms.Brands(c.Request.Context(), mustPrincipal(c).AccountID, id, sp, groupBy)
+	if err != nil || format == "json" {
+		s.answer(c, rep, monitorError(err, kisa.PartMonitor))
+		return
+	}
+	writeBrandsCSV(c, id.String(), rep)
+}
+
+// queryFormat reads ?format= (json, the default, or csv).
+func queryFormat(c *gin.Context, v validation) string {
+	format := c.DefaultQuery("format", "json")
+	if format != "json" && format != "csv" {
+		v.add("format", "must be json or csv")
+	}
+	return format
+}
+
+// brandColumnsCSV are the columns of the brands CSV after the groupings'.
+var brandColumnsCSV = []string{"brand", "own", "readings", "answers", "mentions", "mentionRate", "mentionRateLow", "mentionRateHigh",
+	"citationRate", "citationRateLow", "citationRateHigh", "shareOfVoice", "shareOfVoiceLow", "shareOfVoiceHigh",
+	"averageFirstMentionRank", "averageCitationPosition"}
+
+// writeBrandsCSV answers the brand report as CSV: one row per group per
+// brand, the groupings' values first.
+func writeBrandsCSV(c *gin.Context, id string, rep monitor.BrandReport) {
+	csvHeaders(c, "brands-"+id+".csv")
+	w := newSafeCSV(c.Writer)
+	w.Write(slices.Concat(rep.GroupBy, brandColumnsCSV))
+	for _, g := range rep.Groups {
+		key := make([]string, len(rep.GroupBy))
+		for i, d := range rep.GroupBy {
+			key[i] = g.Key[d]
+		}
+		for _, b := range g.Brands {
+			row := []string{b.Name, strconv.FormatBool(b.Own), strconv.Itoa(b.Readings), strconv.Itoa(b.Answers), strconv.Itoa(b.Mentions)}
+			for _, r := range []struct {
+				rate *float64
+				iv   *monitor.Interval
+			}{{b.MentionRate, b.MentionRateInterval}, {b.CitationRate, b.CitationRateInterval}, {b.ShareOfVoice, b.ShareOfVoiceInterval}} {
+				row = append(row, numCell(r.rate))
+				if r.iv == nil {
+					row = append(row, "", "")
+				} else {
+					row = append(row, numCell(&r.iv.Low), numCell(&r.iv.High))
+				}
+			}
+			w.Write(slices.Concat(key, row, []string{numCell(b.AverageFirstMentionRank), numCell(b.AverageCitationPosition)}))
+		}
+	}
+	w.Flush()
+}
+
+// csvHeaders starts a CSV answer saved as name.
+func csvHeaders(c *gin.Context, name string) {
+	c.Header("Content-Type", "text/csv; charset=utf-8")
+	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
+	c.Status(http.StatusOK)
+}
+
+// numCell is a number's cell, empty for nil.
+func numCell(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'f', -1, 64)
+}
+
+// sources answers GET /v1/monitors/{id}/sources?from=&to=&limit=&format=:
+// the domains the answers cite most, as JSON or CSV.
+func (s *Server) sources(c *gin.Context) {
+	ms, id, ok := s.monitorID(c)
+	if !ok {
+		return
+	}
+	v := validation{}
+	sp := querySpan(c, v)
+	limit := monitor.DefaultSources
+	if l, ok := c.GetQuery("limit"); ok {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > monitor.MaxSources {
+			v.add("limit", "must be a whole number from 1 to %d", monitor.MaxSources)
+		}
+		limit = n
+	}
+	format := queryFormat(c, v)
+	if len(v) > 0 {
+		s.writeError(c, v.err())
+		return
+	}
+	rep, err := ms.Sources(c.Request.Context(), mustPrincipal(c).AccountID, id, sp, limit)
+	if err != nil || format == "json" {
+		s.answer(c, rep, monitorError(err, kisa.PartMonitor))
+		return
+	}
+	csvHeaders(c, "sources-"+id.String()+".csv")
+	w := newSafeCSV(c.Writer)
+	w.Write([]string{"domain", "kind", "brand", "surface", "answers", "share"})
+	for _, d := range rep.Domains {
+		brand := ""
+		if d.Brand != nil {
+			brand = *d.Brand
+		}
+		w.Write([]string{d.Domain, d.Kind, brand, "", strconv.Itoa(d.Answers), numCell(&d.Share)})
+		for _, sf := range slices.Sorted(maps.Keys(d.BySurface)) {
+			x := d.BySurface[sf]
+			w.Write([]string{d.Domain, d.Kind, brand, sf, strconv.Itoa(x.Answers), numCell(&x.Share)})
+		}
+	}
+	w.Flush()
+}
+
 // history answers GET /v1/monitors/{id}/targets/{target}/history?from=&to=
 // as JSON, or with format=csv one row per reading per source.
 func (s *Server) history(c *gin.Context) {
@@ -270,31 +411,74 @@ func (s *Server) history(c *gin.Context) {
 	writeData(c, h)
 }
 
-// historyColumns are the CSV's columns.
-var historyColumns = []string{"time", "status", "failure", "query", "countryCode", "languageCode", "device", "location", "hasOverview",
+// historyColumns are the CSV's columns before the brands'.
+var historyColumns = []string{"time", "status", "failure", "query", "countryCode", "languageCode", "device", "location", "sample", "hasOverview",
 	"sourcePosition", "sourceUrl", "sourceTitle", "sourceName", "text"}
 
+// brandColumns are the CSV's columns of each brand, after historyColumns:
+// "<brand> mentions" and so on.
+var brandColumns = []string{"mentions", "firstMentionRank", "citationPositions", "passage"}
+
 // writeHistoryCSV answers the history as CSV: one row per reading per
-// source, one row for a reading without sources.
+// source, one row for a reading without sources; then for each brand any
+// reading measured (in order of first appearance) its figures in that
+// reading.
 func writeHistoryCSV(c *gin.Context, h monitor.History) {
-	c.Header("Content-Type", "text/csv; charset=utf-8")
-	c.Header("Content-Disposition", `attachment; filename="history-`+h.Target.ID+`.csv"`)
-	c.Status(http.StatusOK)
+	csvHeaders(c, "history-"+h.Target.ID+".csv")
 	w := newSafeCSV(c.Writer)
-	w.Write(historyColumns)
+	var brands []string
+	seen := map[string]bool{}
+	for _, r := range h.Readings {
+		for _, b := range r.Brands {
+			if !seen[b.Name] {
+				seen[b.Name] = true
+				brands = append(brands, b.Name)
+			}
+		}
+	}
+	header := slices.Clone(historyColumns)
+	for _, b := range brands {
+		for _, col := range brandColumns {
+			header = append(header, b+" "+col)
+		}
+	}
+	w.Write(header)
 	for _, r := range h.Readings {
 		base := []string{r.Time.Format(time.RFC3339), r.Status, deref(r.Failure), h.Target.Query,
-			h.Target.CountryCode, h.Target.LanguageCode, h.Target.Device, h.Target.Location.String(), boolCell(r.HasOverview)}
-		text := deref(r.Text)
+			h.Target.CountryCode, h.Target.LanguageCode, h.Target.Device, h.Target.Location.String(), strconv.Itoa(r.Sample), boolCell(r.HasOverview)}
+		tail := append([]string{deref(r.Text)}, brandCells(r, brands)...)
 		if len(r.Sources) == 0 {
-			w.Write(append(base, "", "", "", "", text))
+			w.Write(slices.Concat(base, []string{"", "", "", ""}, tail))
 			continue
 		}
 		for _, src := range r.Sources {
-			w.Write(append(append([]string(nil), base...), strconv.Itoa(src.Position), src.URL, src.Title, src.Source.Source, text))
+			w.Write(slices.Concat(base, []string{strconv.Itoa(src.Position), src.URL, src.Title, src.Source.Source}, tail))
 		}
 	}
 	w.Flush()
+}
+
+// brandCells are the brand columns of one reading: empty for a brand it
+// was not measured against.
+func brandCells(r monitor.ReadingView, brands []string) []string {
+	out := make([]string, 0, len(brands)*len(brandColumns))
+	for _, name := range brands {
+		i := slices.IndexFunc(r.Brands, func(f monitor.BrandFigures) bool { return f.Name == name })
+		if i < 0 {
+			out = append(out, "", "", "", "")
+			continue
+		}
+		f := r.Brands[i]
+		rank, positions := "", make([]string, len(f.CitationPositions))
+		if f.FirstMentionRank != nil {
+			rank = strconv.Itoa(*f.FirstMentionRank)
+		}
+		for j, p := range f.CitationPositions {
+			positions[j] = strconv.Itoa(p)
+		}
+		out = append(out, strconv.Itoa(f.Mentions), rank, strings.Join(positions, " "), deref(f.Passage))
+	}
+	return out
 }
 
 func deref(s *string) string {

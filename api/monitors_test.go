@@ -35,7 +35,7 @@ func newMonitorService(o *Options, rdb *redis.Client, shots *storage.Artifacts) 
 const monitorBody = `{"name":"Frogs","schedule":{"type":"daily","time":"06:00"},"paused":true,
 	"targets":[{"query":"cached frogs","countryCode":"us","languageCode":"en","device":"mobile","location":"Austin,Texas,United States"},
 		{"query":"tree frogs","countryCode":"us","languageCode":"en"}],
-	"watch":{"domains":["nature.example"]}}`
+	"watch":{"domains":["nature.example"],"brands":[{"name":"Frogs","domains":["nature.example"],"own":true},{"name":"Toads"}]}}`
 
 // seededMonitor creates a monitor of account through the use case and
 // stores a run of it with one reading and one change event, as a worker
@@ -66,9 +66,13 @@ func seededMonitor(tb testing.TB, srv *testServer, account uuid.UUID, webhookURL
 		tb.Fatal(err)
 	}
 	change, _ := json.Marshal(monitor.Change{Kind: monitor.DomainCited, Domain: "nature.example", Position: 1})
+	one := 1
 	if _, err := srv.db.FinishReading(ctx, readings[0], storage.ReadingResult{HasOverview: true, Complete: true,
 		Text: "Frogs are green.", Sources: []byte(`[{"url":"https://nature.example/frogs","title":"Frogs","source":"nature.example","icon":""}]`),
-		Citations: []byte(`[]`), TakenAt: time.Now().UTC()}, []storage.NewChange{{Kind: monitor.DomainCited, Detail: change}}); err != nil {
+		Citations: []byte(`[]`), TakenAt: time.Now().UTC(), CitedDomains: []string{"nature.example"},
+		Brands: storage.BrandFigures{Version: &one, Mentions: storage.IntList{1, 0}, Ranks: storage.IntList{1, 0},
+			Cited: storage.IntList{1, 0}, Detail: []byte(`{"0":{"c":[1],"p":[0,16]}}`)}},
+		[]storage.NewChange{{Kind: monitor.DomainCited, Detail: change}}); err != nil {
 		tb.Fatal(err)
 	}
 	if _, ended, err := srv.db.EndRun(ctx, run); err != nil || !ended {
@@ -97,9 +101,9 @@ func (f *openapiFixture) monitorExchanges(tb testing.TB) []exchange {
 	add("monitor invalid", m, req("POST", monitorsPath, f.key, `{"name":"","schedule":{"type":"cron","cron":"* * * * *"},"targets":[]}`), 422, `"schedule.cron"`)
 	add("monitors list", m, req("GET", monitorsPath+"?limit=1", f.key, ""), 200, `"nextCursor":"`)
 	add("monitors list bad limit", m, req("GET", monitorsPath+"?limit=0", f.key, ""), 422, "")
-	add("monitor", m, req("GET", base, f.key, ""), 200, `"device":"mobile","location":"Austin,Texas,United States"}`)
+	add("monitor", m, req("GET", base, f.key, ""), 200, `"device":"mobile","location":"Austin,Texas,United States","samples":1}`)
 	add("monitor unknown", m, req("GET", unknown, f.key, ""), 404, "")
-	add("monitor paused", m, req("PATCH", base, f.key, `{"paused":true,"watch":{"domains":["nature.example","frogs.example"]}}`), 200, `"paused":true`)
+	add("monitor paused", m, req("PATCH", base, f.key, `{"paused":true,"watch":{"domains":["nature.example","frogs.example"],"brands":[{"name":"Frogs","domains":["nature.example"],"own":true},{"name":"Toads"}]}}`), 200, `"paused":true`)
 	add("monitor patch unknown", m, req("PATCH", unknown, f.key, `{"paused":true}`), 404, "")
 	add("monitor patch too large", m, req("PATCH", base, f.key, huge), 413, "")
 	add("monitor patch invalid", m, req("PATCH", base, f.key, `{"colour":"green"}`), 422, `"colour"`)
@@ -116,15 +120,23 @@ func (f *openapiFixture) monitorExchanges(tb testing.TB) []exchange {
 	add("visibility", m, req("GET", base+"/visibility"+span+"&groupBy=country", f.key, ""), 200, `"citedShare":1`)
 	add("visibility unknown", m, req("GET", unknown+"/visibility", f.key, ""), 404, "")
 	add("visibility bad group", m, req("GET", base+"/visibility?groupBy=week", f.key, ""), 422, "")
+	add("brands", m, req("GET", base+"/brands"+span+"&groupBy=surface,day", f.key, ""), 200, `"name":"Frogs","own":true,"readings":1,"answers":1,"mentions":1,"mentionRate":1,"mentionRateInterval":{"low":0.2065,"high":1}`)
+	add("brands as CSV", m, req("GET", base+"/brands"+span+"&groupBy=country&format=csv", f.key, ""), 200, "us,Frogs,true,1,1,1,1,0.2065,1,1,0.2065,1,1,0.2065,1,1,1\nus,Toads,false,1,1,0,0,0,0.7935,0,0,0.7935,0,0,0.7935,,\n")
+	add("brands unknown", m, req("GET", unknown+"/brands", f.key, ""), 404, "")
+	add("brands bad group", m, req("GET", base+"/brands?groupBy=week", f.key, ""), 422, "")
+	add("sources", m, req("GET", base+"/sources"+span, f.key, ""), 200, `"domains":[{"domain":"nature.example","brand":"Frogs","kind":"own","answers":1,"share":1,"bySurface":{"ai-overview":{"answers":1,"share":1}}}]`)
+	add("sources as CSV", m, req("GET", base+"/sources"+span+"&format=csv", f.key, ""), 200, "nature.example,own,Frogs,,1,1\nnature.example,own,Frogs,ai-overview,1,1\n")
+	add("sources unknown", m, req("GET", unknown+"/sources", f.key, ""), 404, "")
+	add("sources bad limit", m, req("GET", base+"/sources?limit=0", f.key, ""), 422, "")
 	hist := base + "/targets/" + target + "/history"
-	add("history", m, req("GET", hist+span, f.key, ""), 200, `"position":1`)
-	add("history as CSV", m, req("GET", hist+span+"&format=csv", f.key, ""), 200, `mobile,"Austin,Texas,United States",true,1,https://nature.example/frogs,Frogs`)
+	add("history", m, req("GET", hist+span, f.key, ""), 200, `"brands":[{"name":"Frogs","own":true,"mentioned":true,"mentions":1,"firstMentionRank":1,"cited":true,"citationPositions":[1],"passage":"Frogs are green."},{"name":"Toads"`)
+	add("history as CSV", m, req("GET", hist+span+"&format=csv", f.key, ""), 200, `mobile,"Austin,Texas,United States",1,true,1,https://nature.example/frogs,Frogs`)
 	add("history unknown target", m, req("GET", base+"/targets/"+uuid.NewString()+"/history", f.key, ""), 404, "")
 	add("history bad format", m, req("GET", hist+"?format=xml", f.key, ""), 422, "")
 	for _, op := range []struct{ method, path, body string }{
 		{"POST", monitorsPath, monitorBody}, {"GET", monitorsPath, ""}, {"GET", base, ""}, {"PATCH", base, `{"name":"x"}`},
 		{"DELETE", base, ""}, {"POST", base + "/run", ""}, {"GET", base + "/runs", ""}, {"GET", base + "/changes", ""},
-		{"GET", base + "/visibility", ""}, {"GET", hist, ""},
+		{"GET", base + "/visibility", ""}, {"GET", hist, ""}, {"GET", base + "/brands", ""}, {"GET", base + "/sources", ""},
 	} {
 		name := op.method + " " + op.path
 		add(name+" no header", m, req(op.method, op.path, "", op.body), 401, "")
@@ -265,8 +277,8 @@ func TestMonitorTargetPlaces(t *testing.T) {
 	if res.Status != 201 {
 		t.Fatalf("create: %d %s", res.Status, res.Body)
 	}
-	for _, want := range []string{`"query":"cafe","countryCode":"de","languageCode":"de","device":"mobile","location":"Munich,Bavaria,Germany"}`,
-		`"device":"desktop","location":{"latitude":48.137,"longitude":11.575}}`, `"surface":"web-search","query":"cafe","countryCode":"de","languageCode":"de","device":"desktop"}]`} {
+	for _, want := range []string{`"query":"cafe","countryCode":"de","languageCode":"de","device":"mobile","location":"Munich,Bavaria,Germany","samples":1}`,
+		`"device":"desktop","location":{"latitude":48.137,"longitude":11.575},"samples":1}`, `"surface":"web-search","query":"cafe","countryCode":"de","languageCode":"de","device":"desktop","samples":1}]`} {
 		if !strings.Contains(res.Body, want) {
 			t.Errorf("created monitor lacks %s: %s", want, res.Body)
 		}

@@ -263,6 +263,7 @@ var notDriven = []string{
 	"POST /v1/monitors 500", "GET /v1/monitors 500", "GET /v1/monitors/{id} 500", "PATCH /v1/monitors/{id} 500",
 	"DELETE /v1/monitors/{id} 500", "POST /v1/monitors/{id}/run 500", "GET /v1/monitors/{id}/runs 500",
 	"GET /v1/monitors/{id}/changes 500", "GET /v1/monitors/{id}/visibility 500",
+	"GET /v1/monitors/{id}/brands 500", "GET /v1/monitors/{id}/sources 500",
 	"GET /v1/monitors/{id}/targets/{target}/history 500",
 	"GET /v1/observations 500", "GET /v1/usage 500",
 }

@@ -44,6 +44,13 @@ type Change struct {
 	To         int      `json:"to,omitempty"`
 	Position   int      `json:"position,omitempty"`
 	Similarity *float64 `json:"similarity,omitempty"`
+	// Brand names the brand of a brand.* event.
+	Brand string `json:"brand,omitempty"`
+	// Rate and Previous are a sampled target's brand.* event: the rate
+	// over the run's samples, and the interval of the previous run's
+	// rate it moved past.
+	Rate     *float64  `json:"rate,omitempty"`
+	Previous *Interval `json:"previousInterval,omitempty"`
 }
 
 // Compare returns the change events from prev to cur, for the watched

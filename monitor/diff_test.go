@@ -159,7 +159,7 @@ func TestReadingOfSurfaces(t *testing.T) {
 			Paragraphs: []kisa.Paragraph{{Citations: cite("https://a.com/")}, {Citations: cite("https://b.com/")}}}},
 			Reading{HasOverview: true, Text: "x", Sources: src("https://a.com/"),
 				Citations: append(cite("https://a.com/"), cite("https://b.com/")...)}, true},
-		{"AI Mode: the first answer", SurfaceAIMode, aiMode, Reading{HasOverview: true, Text: "Trail shoes grip.",
+		{"AI Mode: every turn's text, the first answer's sources", SurfaceAIMode, aiMode, Reading{HasOverview: true, Text: "Trail shoes grip.\n\na follow-up",
 			Sources: src("https://a.com/"), Citations: append(cite("https://a.com/"), cite("https://b.com/")...)}, true},
 		{"AI Mode not offered", SurfaceAIMode, kisa.Result{AIMode: &kisa.Answer{Reason: kisa.ReasonNotAvailable}}, Reading{}, false},
 		{"web: organic results as sources", SurfaceWebSearch, web("https://www.shop.example.com/a", "https://b.org/"),

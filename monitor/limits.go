@@ -18,12 +18,15 @@ var DefaultLimits = Limits{Monitors: 20, Targets: 2000, VisitsPerDay: 5000}
 // Plan is what one monitor costs: its targets and the most runs its
 // schedule makes on a day (0 when paused: it plans no visits).
 type Plan struct {
-	Targets    int
+	Targets int
+	// Readings is how many readings a run makes: the targets' samples
+	// summed (0: one per target).
+	Readings   int
 	RunsPerDay int
 }
 
 // Visits is the most readings the plan makes on a day.
-func (p Plan) Visits() int { return p.Targets * p.RunsPerDay }
+func (p Plan) Visits() int { return max(p.Readings, p.Targets) * p.RunsPerDay }
 
 // Check returns an *InvalidError when the account's other monitors
 // (others) with this one (p) exceed l.

@@ -71,7 +71,8 @@ type History struct {
 // account's monitors made in sp, at most MaxHistory. Errors: ErrNotFound,
 // Unavailable.
 func (s *Service) History(ctx context.Context, account, id, target uuid.UUID, sp Span) (History, error) {
-	if _, err := s.db.Monitor(ctx, account, id); err != nil {
+	m, err := s.db.Monitor(ctx, account, id)
+	if err != nil {
 		return History{}, unavailable(err)
 	}
 	t, err := s.db.MonitorTarget(ctx, id, target)
@@ -87,15 +88,37 @@ func (s *Service) History(ctx context.Context, account, id, target uuid.UUID, sp
 	if err != nil {
 		return History{}, err
 	}
+	versions, err := s.brandVersions(ctx, m)
+	if err != nil {
+		return History{}, err
+	}
 	h := History{Target: TargetView{ID: t.ID.String(), Target: tv}, Readings: make([]ReadingView, 0, len(rows))}
 	for _, r := range rows {
-		v, err := s.readingView(ctx, r)
+		v, err := s.readingView(ctx, r, versions)
 		if err != nil {
 			return History{}, err
 		}
 		h.Readings = append(h.Readings, v)
 	}
 	return h, nil
+}
+
+// brandVersions are every version of m's brands by number.
+func (s *Service) brandVersions(ctx context.Context, m storage.Monitor) (map[int][]Brand, error) {
+	out := map[int][]Brand{}
+	if m.BrandVersion == 0 {
+		return out, nil
+	}
+	sets, err := s.db.BrandSets(ctx, m.ID)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	for v, b := range sets {
+		if out[v], err = brandsOf(b); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Changes returns a page of the change events of one of account's

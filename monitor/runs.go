@@ -70,6 +70,7 @@ func (s *Service) start(ctx context.Context, m storage.Monitor, slot time.Time, 
 	nr := storage.NewRun{ID: id, MonitorID: m.ID, AccountID: m.AccountID, Slot: slot, Trigger: trigger, WebhookURL: m.WebhookURL}
 	for _, t := range targets {
 		nr.Targets = append(nr.Targets, t.ID)
+		nr.Samples = append(nr.Samples, max(t.Samples, 1))
 	}
 	now := s.now().UTC()
 	done, err := s.db.VisitsSince(ctx, m.AccountID, now.Truncate(24*time.Hour))
@@ -141,14 +142,16 @@ func (s *Service) Read(ctx context.Context, p jobs.MonitorReadingPayload) error 
 	if err != nil {
 		return err
 	}
-	res, err := s.read.Fresh(ctx, readingRequest(t, loc), run.StartedAt)
+	req := readingRequest(t, loc)
+	req.Sample = r.Sample
+	res, err := s.read.Fresh(ctx, req, run.StartedAt)
 	if errors.Is(err, overview.ErrNoRoom) {
 		return s.yield(ctx, p)
 	}
 	if err != nil {
 		return s.failed(ctx, r, err)
 	}
-	if err := s.record(ctx, r, m, t.Surface, res); err != nil {
+	if err := s.record(ctx, r, m, t, res); err != nil {
 		return err
 	}
 	return s.endRun(ctx, r.RunID)
@@ -214,23 +217,30 @@ func (s *Service) failed(ctx context.Context, r storage.MonitorReading, err erro
 }
 
 // record compares res with the target's previous successful reading and
-// stores the reading with its change events.
-func (s *Service) record(ctx context.Context, r storage.MonitorReading, m storage.Monitor, surface string, res kisa.Result) error {
-	cur, complete := ReadingOf(surface, res)
-	var changes []Change
-	prev, ok, err := s.db.PreviousReading(ctx, r.TargetID, res.TakenAt)
+// stores the reading with its brand figures (measured against the
+// monitor's brands of now) and its change events. A target read in
+// samples is compared run with run instead, once its last sample is in
+// (sampleChanges).
+func (s *Service) record(ctx context.Context, r storage.MonitorReading, m storage.Monitor, t storage.MonitorTarget, res kisa.Result) error {
+	cur, complete := ReadingOf(t.Surface, res)
+	brands, err := brandsOf(m.Brands)
 	if err != nil {
 		return err
 	}
-	if ok {
-		p, err := readingOf(prev)
-		if err != nil {
+	figures := Measure(t.Surface, cur, brands)
+	var changes []Change
+	if t.Samples <= 1 || r.Sample == 1 {
+		if changes, err = s.compareWithPrevious(ctx, r, m, t, brands, cur, figures, res.TakenAt); err != nil {
 			return err
 		}
-		changes = Compare(p, cur, m.WatchDomains)
 	}
 	stored := storage.ReadingResult{HasOverview: cur.HasOverview, Complete: complete, Text: cur.Text,
-		TakenAt: res.TakenAt}
+		TakenAt: res.TakenAt, CitedDomains: citedDomains(cur)}
+	if m.BrandVersion > 0 && len(brands) > 0 {
+		if stored.Brands, err = storedFigures(figures, m.BrandVersion); err != nil {
+			return err
+		}
+	}
 	if stored.Sources, err = json.Marshal(nonNilSlice(cur.Sources)); err != nil {
 		return err
 	}
@@ -242,16 +252,89 @@ func (s *Service) record(ctx context.Context, r storage.MonitorReading, m storag
 			return err
 		}
 	}
+	news, err := newChanges(changes)
+	if err != nil {
+		return err
+	}
+	done, err := s.db.FinishReading(ctx, r.ID, stored, news)
+	if err != nil || !done || t.Samples <= 1 {
+		return err
+	}
+	return s.sampleChanges(ctx, r, m, t)
+}
+
+// compareWithPrevious returns the change events from the target's
+// previous successful reading to cur (with its brand figures).
+// A sampled target's first sample is compared with the previous first
+// sample, without brand events (those compare runs: sampleChanges).
+func (s *Service) compareWithPrevious(ctx context.Context, r storage.MonitorReading, m storage.Monitor, t storage.MonitorTarget,
+	brands []Brand, cur Reading, figures []BrandFigures, at time.Time) ([]Change, error) {
+	sample := 0
+	if t.Samples > 1 {
+		sample = 1
+	}
+	prev, ok, err := s.db.PreviousReading(ctx, r.TargetID, at, sample)
+	if err != nil || !ok {
+		return nil, err
+	}
+	p, err := readingOf(prev)
+	if err != nil {
+		return nil, err
+	}
+	changes := Compare(p, cur, m.WatchDomains)
+	if prev.Version == nil || len(brands) == 0 || sample > 0 {
+		return changes, nil
+	}
+	before, err := s.storedBrandFigures(ctx, m, prev)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, CompareBrands(before, figures)...), nil
+}
+
+// storedBrandFigures reads the brand figures of a stored reading against
+// the version of m's brands it was measured with.
+func (s *Service) storedBrandFigures(ctx context.Context, m storage.Monitor, r storage.MonitorReading) ([]BrandFigures, error) {
+	if r.Version == nil {
+		return nil, nil
+	}
+	brands, err := s.brandVersion(ctx, m, *r.Version)
+	if err != nil {
+		return nil, err
+	}
+	return figuresOf(r.BrandFigures, brands, deref(r.Text))
+}
+
+// brandVersion is version of m's brands.
+func (s *Service) brandVersion(ctx context.Context, m storage.Monitor, version int) ([]Brand, error) {
+	if version == m.BrandVersion {
+		return brandsOf(m.Brands)
+	}
+	sets, err := s.db.BrandSets(ctx, m.ID)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return brandsOf(sets[version])
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// newChanges is changes as storage keeps them.
+func newChanges(changes []Change) ([]storage.NewChange, error) {
 	news := make([]storage.NewChange, len(changes))
 	for i, c := range changes {
 		d, err := json.Marshal(c)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		news[i] = storage.NewChange{Kind: c.Kind, Detail: d}
 	}
-	_, err = s.db.FinishReading(ctx, r.ID, stored, news)
-	return err
+	return news, nil
 }
 
 func nonNilSlice[T any](s []T) []T {
@@ -275,7 +358,7 @@ func ReadingOf(surface string, res kisa.Result) (Reading, bool) {
 		if a == nil {
 			return Reading{}, true
 		}
-		return Reading{HasOverview: a.HasAnswer, Text: a.Text, Sources: a.Sources,
+		return Reading{HasOverview: a.HasAnswer, Text: turnsText(a), Sources: a.Sources,
 			Citations: allCitations(a.Citations, a.Paragraphs)}, a.Complete
 	case surface == SurfaceWebSearch:
 		var out Reading
@@ -291,6 +374,17 @@ func ReadingOf(surface string, res kisa.Result) (Reading, bool) {
 	ov := res.Overview
 	return Reading{HasOverview: ov.HasOverview, Text: ov.Text, Sources: ov.Sources,
 		Citations: allCitations(ov.Citations, ov.Paragraphs)}, ov.Complete
+}
+
+// turnsText is the text of every turn of an answer, a blank line
+// between two: what brands are matched in (a monitor asks no follow-ups,
+// so it is the answer to the query).
+func turnsText(a *kisa.Answer) string {
+	parts := []string{a.Text}
+	for _, t := range a.Turns {
+		parts = append(parts, t.Text)
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // hostOf is the host name of a URL, without "www.".

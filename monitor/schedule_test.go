@@ -118,13 +118,13 @@ func TestNormalize(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Definition{Name: "Shoes", Schedule: d.Schedule,
-		Targets: []Target{{Surface: SurfaceAIOverview, Query: "best running shoes", CountryCode: "us", LanguageCode: "en", Device: "desktop"},
-			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "desktop"},
+		Targets: []Target{{Surface: SurfaceAIOverview, Query: "best running shoes", CountryCode: "us", LanguageCode: "en", Device: "desktop", Samples: 1},
+			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "desktop", Samples: 1},
 			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "mobile",
-				Location: PlaceOf(geo.Location{Name: "Graz,Styria,Austria"})},
+				Location: PlaceOf(geo.Location{Name: "Graz,Styria,Austria"}), Samples: 1},
 			{Surface: SurfaceAIOverview, Query: "trail shoes", CountryCode: "at", LanguageCode: "de", Device: "desktop",
-				Location: PlaceOf(geo.Location{Point: &geo.Point{Latitude: 47.07, Longitude: 15.44}})}},
-		Watch: Watch{Domains: []string{"example.com", "bbc.co.uk"}}}
+				Location: PlaceOf(geo.Location{Point: &geo.Point{Latitude: 47.07, Longitude: 15.44}}), Samples: 1}},
+		Watch: Watch{Domains: []string{"example.com", "bbc.co.uk"}, Brands: []Brand{}}}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Place{})); diff != "" || spec != "0 6 * * *" {
 		t.Errorf("Normalize (-want +got):\n%s\nspec %q", diff, spec)
 	}

@@ -137,14 +137,18 @@ func (s *Service) checkLimits(ctx context.Context, account, id uuid.UUID, d Defi
 	var others []Plan
 	for _, p := range plans {
 		if p.ID != id {
-			others = append(others, s.plan(p.Cron, p.Targets, p.Paused))
+			others = append(others, s.plan(p.Cron, p.Targets, p.Readings, p.Paused))
 		}
 	}
-	return s.limits.Check(others, s.plan(spec, len(d.Targets), d.Paused))
+	readings := 0
+	for _, t := range d.Targets {
+		readings += max(t.Samples, 1)
+	}
+	return s.limits.Check(others, s.plan(spec, len(d.Targets), readings, d.Paused))
 }
 
-func (s *Service) plan(spec string, targets int, paused bool) Plan {
-	p := Plan{Targets: targets}
+func (s *Service) plan(spec string, targets, readings int, paused bool) Plan {
+	p := Plan{Targets: targets, Readings: readings}
 	if !paused {
 		p.RunsPerDay, _ = RunsPerDay(spec, s.now())
 	}
@@ -158,13 +162,18 @@ func storedDef(d Definition, spec string, existing []storage.MonitorTarget) (sto
 	if err != nil {
 		return storage.MonitorDef{}, kisa.Fail(kisa.Internal, "", err)
 	}
-	out := storage.MonitorDef{Name: d.Name, Schedule: sched, Cron: spec, WatchDomains: d.Watch.Domains, Paused: d.Paused}
+	brands, err := json.Marshal(nonNilSlice(d.Watch.Brands))
+	if err != nil {
+		return storage.MonitorDef{}, kisa.Fail(kisa.Internal, "", err)
+	}
+	out := storage.MonitorDef{Name: d.Name, Schedule: sched, Cron: spec, WatchDomains: d.Watch.Domains, Paused: d.Paused,
+		Brands: brands}
 	if d.Webhook != nil {
 		out.WebhookURL = &d.Webhook.URL
 	}
 	for _, t := range d.Targets {
 		st := storage.MonitorTarget{Surface: t.Surface, Query: t.Query, CountryCode: t.CountryCode,
-			LanguageCode: t.LanguageCode, Device: t.Device, Identity: t.Identity()}
+			LanguageCode: t.LanguageCode, Device: t.Device, Samples: t.Samples, Identity: t.Identity()}
 		if !t.Location.Location.IsZero() {
 			if st.Location, err = json.Marshal(t.Location.Location); err != nil {
 				return storage.MonitorDef{}, kisa.Fail(kisa.Internal, "", err)

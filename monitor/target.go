@@ -37,6 +37,7 @@ const (
 	MaxWatchDomains = 50
 	MaxQueryChars   = 500
 	MaxNameChars    = 200
+	MaxSamples      = 5
 )
 
 // A target's country and language when it names none: those of the
@@ -59,6 +60,11 @@ type Target struct {
 	// Location narrows the place of the visit inside the country, as the
 	// overview request's `location` does; absent, the whole country.
 	Location Place `json:"location,omitzero"`
+	// Samples is how many readings of the target a run makes (1, the
+	// default, to MaxSamples): separate visits, each a fresh browser
+	// state, since answers vary between identical requests. It is not
+	// part of the target's identity.
+	Samples int `json:"samples"`
 }
 
 // Place is a target's location: a geo.Location that keeps the JSON it was
@@ -134,6 +140,10 @@ func (t Target) normal(i int, p problems) Target {
 		p.add(at("device"), err.Error())
 	}
 	t.Location = t.Location.checked(at("location"), t.CountryCode, p)
+	t.Samples = cmp.Or(t.Samples, 1)
+	if t.Samples < 1 || t.Samples > MaxSamples {
+		p.add(at("samples"), fmt.Sprintf("must be 1 to %d", MaxSamples))
+	}
 	return t
 }
 
@@ -205,9 +215,11 @@ type Definition struct {
 	Paused   bool     `json:"paused"`
 }
 
-// Watch lists the registrable domains whose citations a monitor follows.
+// Watch lists the registrable domains whose citations a monitor follows
+// and the brands it measures in every answer.
 type Watch struct {
 	Domains []string `json:"domains"`
+	Brands  []Brand  `json:"brands"`
 }
 
 // Hook is a monitor's webhook.
@@ -242,6 +254,7 @@ func (d Definition) Normalize(v Vetting) (Definition, string, error) {
 		}
 	}
 	d.Watch.Domains = normalDomains(d.Watch.Domains, p)
+	d.Watch.Brands = normalBrands(d.Watch.Brands, p)
 	if d.Webhook != nil && v.WebhookURL != nil {
 		if err := v.WebhookURL(d.Webhook.URL); err != nil {
 			p.add("webhook.url", err.Error())
@@ -274,20 +287,7 @@ func normalDomains(ds []string, p problems) []string {
 		p.add("watch.domains", fmt.Sprintf("must hold at most %d domains", MaxWatchDomains))
 		return ds
 	}
-	out := []string{}
-	seen := map[string]bool{}
-	for i, d := range ds {
-		reg, ok := Registrable(d)
-		if !ok || reg != strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".") {
-			p.add(fmt.Sprintf("watch.domains[%d]", i), "must be a registrable domain, e.g. example.com (its subdomains match too)")
-			continue
-		}
-		if !seen[reg] {
-			seen[reg] = true
-			out = append(out, reg)
-		}
-	}
-	return out
+	return registrableList(ds, "watch.domains", p)
 }
 
 // Registrable returns the registrable domain (eTLD+1) of a host name or

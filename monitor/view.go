@@ -47,6 +47,11 @@ func (s *Service) view(ctx context.Context, m storage.Monitor, full bool) (View,
 	if err := json.Unmarshal(m.Schedule, &v.Schedule); err != nil {
 		return View{}, kisa.Fail(kisa.Internal, "", err)
 	}
+	brands, err := brandsOf(m.Brands)
+	if err != nil {
+		return View{}, err
+	}
+	v.Watch.Brands = brands
 	if m.WebhookURL != nil {
 		v.Webhook = &Hook{URL: *m.WebhookURL}
 	}
@@ -72,7 +77,19 @@ func (s *Service) view(ctx context.Context, m storage.Monitor, full bool) (View,
 func targetOf(t storage.MonitorTarget) (Target, error) {
 	loc, err := locationOf(t.Location)
 	return Target{Surface: t.Surface, Query: t.Query, CountryCode: t.CountryCode, LanguageCode: t.LanguageCode,
-		Device: t.Device, Location: PlaceOf(loc)}, err
+		Device: t.Device, Location: PlaceOf(loc), Samples: max(t.Samples, 1)}, err
+}
+
+// brandsOf reads a stored version of a monitor's brands (none: empty).
+func brandsOf(b []byte) ([]Brand, error) {
+	out := []Brand{}
+	if len(b) == 0 {
+		return out, nil
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, kisa.Fail(kisa.Internal, "", err)
+	}
+	return out, nil
 }
 
 // locationOf reads a stored location (nil: the whole country).
@@ -100,20 +117,22 @@ type RunView struct {
 	FinishedAt *time.Time `json:"finishedAt"`
 }
 
-// RunCounts are a run's readings: Targets in all, Read (done), Failed
-// for good, Changed (read with at least one change event), Pending.
+// RunCounts are a run's readings: Targets read, Readings in all (a
+// target with samples makes several), Read (done), Failed for good,
+// Changed (read with at least one change event), Pending.
 type RunCounts struct {
-	Targets int `json:"targets"`
-	Read    int `json:"read"`
-	Failed  int `json:"failed"`
-	Changed int `json:"changed"`
-	Pending int `json:"pending"`
+	Targets  int `json:"targets"`
+	Readings int `json:"readings"`
+	Read     int `json:"read"`
+	Failed   int `json:"failed"`
+	Changed  int `json:"changed"`
+	Pending  int `json:"pending"`
 }
 
 func runView(r storage.MonitorRun) RunView {
 	v := RunView{ID: r.ID.String(), MonitorID: r.MonitorID.String(), Trigger: r.Trigger, Slot: r.Slot.UTC(),
 		Status: r.Status, SkipReason: r.SkipReason, StartedAt: r.StartedAt.UTC(),
-		Counts: RunCounts{Targets: r.Targets, Read: r.Read, Failed: r.Failed, Changed: r.Changed,
+		Counts: RunCounts{Targets: r.DistinctTargets, Readings: r.Targets, Read: r.Read, Failed: r.Failed, Changed: r.Changed,
 			Pending: r.Targets - r.Read - r.Failed}}
 	if r.FinishedAt != nil {
 		t := r.FinishedAt.UTC()
@@ -142,6 +161,13 @@ type ReadingView struct {
 	ScreenshotsExpired bool              `json:"screenshotsExpired"`
 	Failure            *string           `json:"failure"`
 	Changes            int               `json:"changes"`
+	// Sample is the reading's number among its target's samples in its
+	// run (1 when the target takes one).
+	Sample int `json:"sample"`
+	// Brands are the figures of the monitor's brands (as they were when
+	// the reading was made) in a successful reading; empty when the
+	// monitor had none.
+	Brands []BrandFigures `json:"brands"`
 }
 
 // SourceView is a source with its 1-based position in the panel.
@@ -152,10 +178,17 @@ type SourceView struct {
 
 // readingView renders a stored reading; screenshots are presigned while
 // they live (overview.ScreenshotLife after the visit).
-func (s *Service) readingView(ctx context.Context, r storage.MonitorReading) (ReadingView, error) {
+func (s *Service) readingView(ctx context.Context, r storage.MonitorReading, versions map[int][]Brand) (ReadingView, error) {
 	v := ReadingView{ID: r.ID.String(), RunID: r.RunID.String(), Status: r.Status, Attempts: r.Attempts,
 		HasOverview: r.HasOverview, Complete: r.Complete, Text: r.Text, Failure: r.Failure, Changes: r.Changes,
-		Sources: []SourceView{}, Citations: []kisa.Citation{}}
+		Sources: []SourceView{}, Citations: []kisa.Citation{}, Sample: max(r.Sample, 1), Brands: []BrandFigures{}}
+	if r.Version != nil {
+		fs, err := figuresOf(r.BrandFigures, versions[*r.Version], deref(r.Text))
+		if err != nil {
+			return v, err
+		}
+		v.Brands = fs
+	}
 	switch {
 	case r.TakenAt != nil:
 		v.Time = r.TakenAt.UTC()

@@ -128,6 +128,25 @@ func domainsOf(r Reading) map[string]int {
 	return m
 }
 
+// citedDomains are the registrable domains r's sources and inline
+// citations are on, in the order of their first position (those only
+// cited inline last, by name).
+func citedDomains(r Reading) []string {
+	m := domainsOf(r)
+	out := slices.Collect(maps.Keys(m))
+	slices.SortFunc(out, func(a, b string) int {
+		pa, pb := m[a], m[b]
+		if pa == 0 {
+			pa = 1 << 30
+		}
+		if pb == 0 {
+			pb = 1 << 30
+		}
+		return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(a, b))
+	})
+	return out
+}
+
 func group(key string, targets map[uuid.UUID]Observation, listed, watch []string) Group {
 	g := Group{Key: key, Targets: len(targets), Domains: make([]DomainVisibility, 0, len(listed))}
 	cites := map[string]int{}

@@ -40,6 +40,11 @@ type Request struct {
 	// WebSearch asks ChatGPT to search the web for its answer (its search
 	// toggle; the parser's default is true); other surfaces ignore it.
 	WebSearch bool
+	// Sample numbers a background reading among the samples a monitor
+	// takes of one target in one run (0 or 1: the first). Above 1 it is
+	// part of Key, so that each sample is a visit of its own (a fresh
+	// tab, never joined with another sample's).
+	Sample int
 }
 
 // Fields is the request's `fields` selection; a nil list keeps every
@@ -61,7 +66,11 @@ type Fields struct {
 // device and the location. It is the cache key and the asynq task id, so
 // identical requests share one cache entry and one browser visit.
 func (r Request) Key() string {
-	return r.surfaceKey(placeKey(r.Query, r.Country, r.Language, r.Screenshots, r.Device, r.Location))
+	k := r.surfaceKey(placeKey(r.Query, r.Country, r.Language, r.Screenshots, r.Device, r.Location))
+	if r.Sample > 1 {
+		k += fmt.Sprintf("-s%d", r.Sample)
+	}
+	return k
 }
 
 // placeKey is Request.Key for the parts of a request. A desktop request

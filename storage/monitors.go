@@ -23,13 +23,18 @@ type Monitor struct {
 	WatchDomains StringList      `db:"watch_domains"`
 	WebhookURL   *string         `db:"webhook_url"`
 	Paused       bool            `db:"paused"`
+	// Brands is the current version of the monitor's brands
+	// ([]monitor.Brand as JSON); BrandVersion numbers it (0: never had
+	// any).
+	Brands       json.RawMessage `db:"brands"`
+	BrandVersion int             `db:"brand_version"`
 	Targets      int             `db:"targets"` // how many it has
 	CreatedAt    time.Time       `db:"created_at"`
 	UpdatedAt    time.Time       `db:"updated_at"`
 }
 
 const monitorColumns = `m.id, m.account_id, m.name, m.schedule, m.cron, array_to_json(m.watch_domains) AS watch_domains, m.webhook_url, m.paused,
-	(SELECT count(*) FROM monitor_targets t WHERE t.monitor_id = m.id) AS targets, m.created_at, m.updated_at`
+	m.brands, m.brand_version, (SELECT count(*) FROM monitor_targets t WHERE t.monitor_id = m.id) AS targets, m.created_at, m.updated_at`
 
 // MonitorTarget is one target of a monitor.
 type MonitorTarget struct {
@@ -42,7 +47,9 @@ type MonitorTarget struct {
 	LanguageCode string    `db:"language_code"`
 	Device       string    `db:"device"` // kisa.DeviceDesktop or kisa.DeviceMobile
 	// Location is the geo.Location's JSON; nil for the whole country.
-	Location  []byte    `db:"location"`
+	Location []byte `db:"location"`
+	// Samples is how many readings a run makes of the target (1 to 5).
+	Samples   int       `db:"samples"`
 	Identity  string    `db:"identity"`
 	CreatedAt time.Time `db:"created_at"`
 }
@@ -67,7 +74,7 @@ func (l *StringList) Scan(src any) error {
 	return json.Unmarshal(b, (*[]string)(l))
 }
 
-const targetColumns = `id, monitor_id, position, surface, query, country_code, language_code, device, location, identity, created_at`
+const targetColumns = `id, monitor_id, position, surface, query, country_code, language_code, device, location, samples, identity, created_at`
 
 // MonitorDef is what creating or replacing a monitor stores. Targets keep
 // their id (and history) across a replacement when their Identity stays.
@@ -78,7 +85,10 @@ type MonitorDef struct {
 	WatchDomains []string
 	WebhookURL   *string
 	Paused       bool
-	Targets      []MonitorTarget // Position is the index; ID is made for new ones
+	// Brands is []monitor.Brand as JSON: a new version of the monitor's
+	// brands when it differs from the current one.
+	Brands  json.RawMessage
+	Targets []MonitorTarget // Position is the index; ID is made for new ones
 }
 
 // CreateMonitor stores a new monitor of account with its targets.
@@ -97,6 +107,9 @@ func (s *DB) CreateMonitor(ctx context.Context, account, id uuid.UUID, d Monitor
 	if err := putTargets(ctx, tx, id, d.Targets); err != nil {
 		return Monitor{}, err
 	}
+	if err := putBrands(ctx, tx, id, d.Brands); err != nil {
+		return Monitor{}, err
+	}
 	if err := tx.Commit(); err != nil {
 		return Monitor{}, dbError("create monitor", err)
 	}
@@ -108,26 +121,61 @@ func (s *DB) CreateMonitor(ctx context.Context, account, id uuid.UUID, d Monitor
 func putTargets(ctx context.Context, tx *sqlx.Tx, monitor uuid.UUID, ts []MonitorTarget) error {
 	col := func() []string { return make([]string, len(ts)) }
 	ids, surfaces, queries, countries, langs, devices, locs, idents := col(), col(), col(), col(), col(), col(), col(), col()
+	samples := make([]int, len(ts))
 	for i, t := range ts {
 		if t.ID == uuid.Nil {
 			t.ID, _ = uuid.NewV7()
 		}
 		ids[i], surfaces[i], queries[i], countries[i], langs[i], idents[i] = t.ID.String(), t.Surface, t.Query,
 			t.CountryCode, t.LanguageCode, t.Identity
-		devices[i], locs[i] = t.Device, string(t.Location)
+		devices[i], locs[i], samples[i] = t.Device, string(t.Location), max(t.Samples, 1)
 	}
 	_, err := tx.ExecContext(ctx, `
-		INSERT INTO monitor_targets (id, monitor_id, position, surface, query, country_code, language_code, device, location, identity)
+		INSERT INTO monitor_targets (id, monitor_id, position, surface, query, country_code, language_code, device, location, identity, samples)
 		SELECT t.id::uuid, $1, t.ord - 1, t.surface, t.query, t.country, t.lang, COALESCE(NULLIF(t.device, ''), 'desktop'),
-			NULLIF(t.loc, '')::jsonb, t.ident
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-			WITH ORDINALITY AS t(id, surface, query, country, lang, device, loc, ident, ord)
-		ON CONFLICT (monitor_id, identity) DO UPDATE SET position = EXCLUDED.position, query = EXCLUDED.query`,
-		monitor, ids, surfaces, queries, countries, langs, devices, locs, idents)
+			NULLIF(t.loc, '')::jsonb, t.ident, t.samples
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[])
+			WITH ORDINALITY AS t(id, surface, query, country, lang, device, loc, ident, samples, ord)
+		ON CONFLICT (monitor_id, identity) DO UPDATE SET position = EXCLUDED.position, query = EXCLUDED.query,
+			samples = EXCLUDED.samples`,
+		monitor, ids, surfaces, queries, countries, langs, devices, locs, idents, samples)
 	if err != nil {
 		return dbError("store targets", err)
 	}
 	return nil
+}
+
+// putBrands makes brands the monitor's current brands: a new version,
+// kept in monitor_brand_sets, when they differ from the current ones.
+func putBrands(ctx context.Context, tx *sqlx.Tx, monitor uuid.UUID, brands json.RawMessage) error {
+	if len(brands) == 0 {
+		brands = json.RawMessage(`[]`)
+	}
+	_, err := tx.ExecContext(ctx, `WITH v AS (UPDATE monitors SET brands = $2::jsonb, brand_version = brand_version + 1
+			WHERE id = $1 AND brands <> $2::jsonb RETURNING brand_version)
+		INSERT INTO monitor_brand_sets (monitor_id, version, brands) SELECT $1, brand_version, $2::jsonb FROM v`,
+		monitor, string(brands))
+	if err != nil {
+		return dbError("store brands", err)
+	}
+	return nil
+}
+
+// BrandSets returns every version of a monitor's brands by version
+// ([]monitor.Brand as JSON).
+func (s *DB) BrandSets(ctx context.Context, monitor uuid.UUID) (map[int]json.RawMessage, error) {
+	var rows []struct {
+		Version int             `db:"version"`
+		Brands  json.RawMessage `db:"brands"`
+	}
+	if err := s.db.SelectContext(ctx, &rows, `SELECT version, brands FROM monitor_brand_sets WHERE monitor_id = $1`, monitor); err != nil {
+		return nil, dbError("brand sets", err)
+	}
+	out := make(map[int]json.RawMessage, len(rows))
+	for _, r := range rows {
+		out[r.Version] = r.Brands
+	}
+	return out, nil
 }
 
 // ReplaceMonitor replaces the definition of one of account's monitors:
@@ -155,6 +203,9 @@ func (s *DB) ReplaceMonitor(ctx context.Context, account, id uuid.UUID, d Monito
 		return Monitor{}, dbError("remove targets", err)
 	}
 	if err := putTargets(ctx, tx, id, d.Targets); err != nil {
+		return Monitor{}, err
+	}
+	if err := putBrands(ctx, tx, id, d.Brands); err != nil {
 		return Monitor{}, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -231,13 +282,16 @@ type MonitorPlan struct {
 	Cron    string    `db:"cron"`
 	Paused  bool      `db:"paused"`
 	Targets int       `db:"targets"`
+	// Readings is how many readings a run makes (the targets' samples).
+	Readings int `db:"readings"`
 }
 
 // MonitorPlans returns the plans of account's monitors.
 func (s *DB) MonitorPlans(ctx context.Context, account uuid.UUID) ([]MonitorPlan, error) {
 	out := []MonitorPlan{}
 	err := s.db.SelectContext(ctx, &out, `SELECT m.id, m.cron, m.paused,
-		(SELECT count(*) FROM monitor_targets t WHERE t.monitor_id = m.id) AS targets
+		(SELECT count(*) FROM monitor_targets t WHERE t.monitor_id = m.id) AS targets,
+		(SELECT COALESCE(sum(t.samples), 0) FROM monitor_targets t WHERE t.monitor_id = m.id) AS readings
 		FROM monitors m WHERE m.account_id = $1`, account)
 	if err != nil {
 		return nil, dbError("monitor plans", err)
@@ -270,23 +324,26 @@ const (
 
 // MonitorRun is one run of a monitor with its readings' counts.
 type MonitorRun struct {
-	ID         uuid.UUID  `db:"id"`
-	MonitorID  uuid.UUID  `db:"monitor_id"`
-	AccountID  uuid.UUID  `db:"account_id"`
-	Slot       time.Time  `db:"slot"`
-	Trigger    string     `db:"trigger"`
-	Status     string     `db:"status"`
-	SkipReason *string    `db:"skip_reason"`
-	Targets    int        `db:"targets"`
-	Read       int        `db:"read"`    // readings done
-	Failed     int        `db:"failed"`  // readings failed for good
-	Changed    int        `db:"changed"` // readings with at least one change
-	StartedAt  time.Time  `db:"started_at"`
-	FinishedAt *time.Time `db:"finished_at"`
+	ID         uuid.UUID `db:"id"`
+	MonitorID  uuid.UUID `db:"monitor_id"`
+	AccountID  uuid.UUID `db:"account_id"`
+	Slot       time.Time `db:"slot"`
+	Trigger    string    `db:"trigger"`
+	Status     string    `db:"status"`
+	SkipReason *string   `db:"skip_reason"`
+	Targets    int       `db:"targets"` // readings in all (targets x samples)
+	// DistinctTargets is how many targets the run reads.
+	DistinctTargets int        `db:"distinct_targets"`
+	Read            int        `db:"read"`    // readings done
+	Failed          int        `db:"failed"`  // readings failed for good
+	Changed         int        `db:"changed"` // readings with at least one change
+	StartedAt       time.Time  `db:"started_at"`
+	FinishedAt      *time.Time `db:"finished_at"`
 	Delivery
 }
 
 const runColumns = `r.id, r.monitor_id, r.account_id, r.slot, r.trigger, r.status, r.skip_reason, r.targets,
+	(SELECT count(DISTINCT x.target_id) FROM monitor_readings x WHERE x.run_id = r.id) AS distinct_targets,
 	(SELECT count(*) FROM monitor_readings x WHERE x.run_id = r.id AND x.status = 'done') AS read,
 	(SELECT count(*) FROM monitor_readings x WHERE x.run_id = r.id AND x.status = 'failed') AS failed,
 	(SELECT count(*) FROM monitor_readings x WHERE x.run_id = r.id AND x.changes > 0) AS changed,
@@ -302,6 +359,9 @@ type NewRun struct {
 	SkipReason string // "": the run reads its targets; else it is stored skipped
 	WebhookURL *string
 	Targets    []uuid.UUID
+	// Samples are the readings of each target (parallel to Targets; a
+	// missing or zero entry is one).
+	Samples []int
 }
 
 // Reading statuses.
@@ -320,7 +380,16 @@ func (s *DB) StartRun(ctx context.Context, r NewRun) (run MonitorRun, readings [
 		return run, nil, false, dbError("start run", err)
 	}
 	defer tx.Rollback()
-	status, targets := RunRunning, len(r.Targets)
+	samples := make([]int, len(r.Targets))
+	targets := 0
+	for i := range r.Targets {
+		if i < len(r.Samples) {
+			samples[i] = r.Samples[i]
+		}
+		samples[i] = max(samples[i], 1)
+		targets += samples[i]
+	}
+	status := RunRunning
 	if r.SkipReason != "" {
 		status, targets = RunSkipped, 0
 	}
@@ -337,9 +406,10 @@ func (s *DB) StartRun(ctx context.Context, r NewRun) (run MonitorRun, readings [
 		return run, nil, false, nil
 	}
 	if status == RunRunning {
-		err = tx.SelectContext(ctx, &readings, `INSERT INTO monitor_readings (id, run_id, monitor_id, target_id, status)
-			SELECT gen_random_uuid(), $1, $2, t::uuid, 'pending' FROM unnest($3::text[]) AS t RETURNING id`,
-			r.ID, r.MonitorID, uuidStrings(r.Targets))
+		err = tx.SelectContext(ctx, &readings, `INSERT INTO monitor_readings (id, run_id, monitor_id, target_id, status, sample)
+			SELECT gen_random_uuid(), $1, $2, t.id::uuid, 'pending', s
+			FROM unnest($3::text[], $4::int[]) AS t(id, n), generate_series(1, t.n) AS s RETURNING id`,
+			r.ID, r.MonitorID, uuidStrings(r.Targets), samples)
 		if err != nil {
 			return run, nil, false, dbError("start readings", err)
 		}
@@ -431,10 +501,46 @@ type MonitorReading struct {
 	Changes     int        `db:"changes"`
 	CreatedAt   time.Time  `db:"created_at"`
 	FinishedAt  *time.Time `db:"finished_at"`
+	// Sample is the reading's number among its target's samples in the
+	// run, from 1.
+	Sample int `db:"sample"`
+	BrandFigures
+}
+
+// BrandFigures are a reading's figures per brand of the version of its
+// monitor's brands it was measured against (nil Version: not measured),
+// one element per brand in that version's order: mentions, the first
+// mention's rank (0: none), the first citation's position (0: none), and
+// Detail (citation positions and passages by brand index, as JSON).
+type BrandFigures struct {
+	Version  *int    `db:"brand_version"`
+	Mentions IntList `db:"brand_mentions"`
+	Ranks    IntList `db:"brand_ranks"`
+	Cited    IntList `db:"brand_cited"`
+	Detail   []byte  `db:"brand_detail"`
+}
+
+// IntList is an integer array column read as JSON (array_to_json).
+type IntList []int
+
+// Scan decodes the JSON array of the column (NULL: nil).
+func (l *IntList) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*l = nil
+		return nil
+	case []byte:
+		return json.Unmarshal(v, (*[]int)(l))
+	case string:
+		return json.Unmarshal([]byte(v), (*[]int)(l))
+	}
+	return fmt.Errorf("IntList: cannot scan %T", src)
 }
 
 const readingColumns = `id, run_id, monitor_id, target_id, status, attempts, failure, failed_part, has_overview, complete,
-	text, sources, citations, screenshots, taken_at, changes, created_at, finished_at`
+	text, sources, citations, screenshots, taken_at, changes, created_at, finished_at, sample, brand_version,
+	array_to_json(brand_mentions) AS brand_mentions, array_to_json(brand_ranks) AS brand_ranks,
+	array_to_json(brand_cited) AS brand_cited, brand_detail`
 
 // Reading returns a reading, or a kisa.NotFound failure.
 func (s *DB) Reading(ctx context.Context, id uuid.UUID) (MonitorReading, error) {
@@ -444,14 +550,86 @@ func (s *DB) Reading(ctx context.Context, id uuid.UUID) (MonitorReading, error) 
 }
 
 // PreviousReading returns the target's last successful reading taken
-// before at; ok is false when there is none.
-func (s *DB) PreviousReading(ctx context.Context, target uuid.UUID, at time.Time) (r MonitorReading, ok bool, err error) {
+// before at (of sample, when sample is above 0); ok is false when there
+// is none.
+func (s *DB) PreviousReading(ctx context.Context, target uuid.UUID, at time.Time, sample int) (r MonitorReading, ok bool, err error) {
 	err = s.db.GetContext(ctx, &r, `SELECT `+readingColumns+` FROM monitor_readings
-		WHERE target_id = $1 AND status = 'done' AND taken_at < $2 ORDER BY taken_at DESC LIMIT 1`, target, at)
+		WHERE target_id = $1 AND status = 'done' AND taken_at < $2 AND ($3 = 0 OR sample = $3)
+		ORDER BY taken_at DESC LIMIT 1`, target, at, sample)
 	if err = notFound(err, kisa.PartReading, "previous reading"); errors.Is(err, kisa.NotFound) {
 		return r, false, nil
 	}
 	return r, err == nil, err
+}
+
+// RunTargetReadings returns the successful readings of one target in one
+// run (its samples) and how many of them are still pending.
+func (s *DB) RunTargetReadings(ctx context.Context, run, target uuid.UUID) ([]MonitorReading, int, error) {
+	var all []MonitorReading
+	err := s.db.SelectContext(ctx, &all, `SELECT `+readingColumns+` FROM monitor_readings
+		WHERE run_id = $1 AND target_id = $2 ORDER BY sample`, run, target)
+	if err != nil {
+		return nil, 0, dbError("run readings", err)
+	}
+	done, pending := []MonitorReading{}, 0
+	for _, r := range all {
+		switch r.Status {
+		case ReadingDone:
+			done = append(done, r)
+		case ReadingPending:
+			pending++
+		}
+	}
+	return done, pending, nil
+}
+
+// PreviousRunReadings returns the successful readings of target in the
+// latest run started before run that has any.
+func (s *DB) PreviousRunReadings(ctx context.Context, target, run uuid.UUID) ([]MonitorReading, error) {
+	out := []MonitorReading{}
+	err := s.db.SelectContext(ctx, &out, `SELECT `+readingColumns+` FROM monitor_readings WHERE target_id = $1
+		AND status = 'done' AND run_id = (SELECT x.run_id FROM monitor_readings x JOIN monitor_runs u ON u.id = x.run_id
+			WHERE x.target_id = $1 AND x.status = 'done' AND x.run_id <> $2
+			AND u.started_at < (SELECT started_at FROM monitor_runs WHERE id = $2)
+			ORDER BY u.started_at DESC LIMIT 1) ORDER BY sample`, target, run)
+	if err != nil {
+		return nil, dbError("previous run readings", err)
+	}
+	return out, nil
+}
+
+// AddRunTargetChanges stores change events of a sampled target's run on
+// its reading r, once per run and target: a second call (another sample
+// that ended at the same time) finds them stored and adds nothing.
+func (s *DB) AddRunTargetChanges(ctx context.Context, r MonitorReading, changes []NewChange) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return dbError("add changes", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || $2::text, 0))`,
+		r.RunID, r.TargetID); err != nil {
+		return dbError("add changes", err)
+	}
+	var exists bool
+	err = tx.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM monitor_changes
+		WHERE run_id = $1 AND target_id = $2 AND kind LIKE 'brand.%')`, r.RunID, r.TargetID)
+	if err != nil {
+		return dbError("add changes", err)
+	}
+	if exists {
+		return nil
+	}
+	if err := insertChanges(ctx, tx, r, changes); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE monitor_readings SET changes = changes + $2 WHERE id = $1`, r.ID, len(changes)); err != nil {
+		return dbError("add changes", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return dbError("add changes", err)
+	}
+	return nil
 }
 
 // ReadingResult is what a successful reading stores.
@@ -463,6 +641,10 @@ type ReadingResult struct {
 	Citations   json.RawMessage
 	Screenshots json.RawMessage // nil: none
 	TakenAt     time.Time
+	Brands      BrandFigures // Version nil: not measured
+	// CitedDomains are the registrable domains the sources and inline
+	// citations are on, once each.
+	CitedDomains []string
 }
 
 // NewChange is one change event of a reading.
@@ -482,16 +664,29 @@ func (s *DB) FinishReading(ctx context.Context, id uuid.UUID, res ReadingResult,
 	var r MonitorReading
 	err = tx.GetContext(ctx, &r, `UPDATE monitor_readings SET status = 'done', attempts = attempts + 1, failure = NULL,
 		failed_part = NULL, has_overview = $2, complete = $3, text = $4, sources = $5, citations = $6, screenshots = $7,
-		taken_at = $8, changes = $9, finished_at = clock_timestamp()
+		taken_at = $8, changes = $9, finished_at = clock_timestamp(), brand_version = $10, brand_mentions = $11,
+		brand_ranks = $12, brand_cited = $13, brand_detail = $14, cited_domains = $15
 		WHERE id = $1 AND status = 'pending' RETURNING `+readingColumns,
 		id, res.HasOverview, res.Complete, res.Text, nullJSON(res.Sources), nullJSON(res.Citations),
-		nullJSON(res.Screenshots), res.TakenAt, len(changes))
+		nullJSON(res.Screenshots), res.TakenAt, len(changes), res.Brands.Version, smallints(res.Brands.Mentions),
+		smallints(res.Brands.Ranks), smallints(res.Brands.Cited), nullJSON(res.Brands.Detail), nonNil(res.CitedDomains))
 	if err := notFound(err, kisa.PartReading, "finish reading"); err != nil {
 		if errors.Is(err, kisa.NotFound) {
 			return false, nil
 		}
 		return false, err
 	}
+	if err := insertChanges(ctx, tx, r, changes); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, dbError("finish reading", err)
+	}
+	return true, nil
+}
+
+// insertChanges stores the change events of reading r in their order.
+func insertChanges(ctx context.Context, tx *sqlx.Tx, r MonitorReading, changes []NewChange) error {
 	kinds, details := make([]string, len(changes)), make([]string, len(changes))
 	for i, c := range changes {
 		kinds[i], details[i] = c.Kind, string(c.Detail)
@@ -500,12 +695,9 @@ func (s *DB) FinishReading(ctx context.Context, id uuid.UUID, res ReadingResult,
 		SELECT gen_random_uuid(), $1, $2, $3, $4, c.kind, c.detail::jsonb
 		FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS c(kind, detail, ord) ORDER BY c.ord`,
 		r.MonitorID, r.RunID, r.TargetID, r.ID, kinds, details); err != nil {
-		return false, dbError("store changes", err)
+		return dbError("store changes", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return false, dbError("finish reading", err)
-	}
-	return true, nil
+	return nil
 }
 
 // FailReading records a failed attempt of a pending reading: its failure
@@ -619,6 +811,18 @@ func (s *DB) DeleteMonitorRunsBefore(ctx context.Context, cutoff time.Time) (int
 		return 0, dbError("delete runs", err)
 	}
 	return n, nil
+}
+
+// smallints is l as a smallint[] parameter (nil: NULL).
+func smallints(l IntList) any {
+	if l == nil {
+		return nil
+	}
+	out := make([]int16, len(l))
+	for i, n := range l {
+		out[i] = int16(min(max(n, -32768), 32767))
+	}
+	return out
 }
 
 func nonNil(l []string) []string {

@@ -201,11 +201,11 @@ func TestRunOncePerSlotAndReadings(t *testing.T) {
 	if err != nil || len(since) != 1 {
 		t.Errorf("Changes = %+v, %v", since, err)
 	}
-	prev, ok, err := db.PreviousReading(ctx, ids["a"], taken.Add(time.Second))
+	prev, ok, err := db.PreviousReading(ctx, ids["a"], taken.Add(time.Second), 0)
 	if err != nil || !ok || prev.ID != r0.ID {
 		t.Errorf("PreviousReading = %+v, %v, %v", prev, ok, err)
 	}
-	if _, ok, err := db.PreviousReading(ctx, ids["a"], taken); err != nil || ok {
+	if _, ok, err := db.PreviousReading(ctx, ids["a"], taken, 0); err != nil || ok {
 		t.Errorf("PreviousReading before the first = %v, %v", ok, err)
 	}
 	hist, err := db.History(ctx, ids["b"], slot.Add(-24*time.Hour), time.Now().Add(time.Hour), 10)

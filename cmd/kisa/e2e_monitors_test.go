@@ -74,7 +74,7 @@ func TestMonitorsEndToEnd(t *testing.T) {
 	base := s.base + "/v1/monitors/" + mon.ID
 
 	first := waitRun(t, s, key, base, func(r monitor.RunView) bool { return r.Trigger == monitor.TriggerSchedule }, time.Until(at)+3*time.Minute)
-	if !first.Slot.Equal(at) || first.Counts != (monitor.RunCounts{Targets: 5, Read: 5}) {
+	if !first.Slot.Equal(at) || first.Counts != (monitor.RunCounts{Targets: 5, Readings: 5, Read: 5}) {
 		t.Errorf("scheduled run = %+v, want slot %s and 5 targets read", first, at)
 	}
 	if seen, _ := s.fixture.Seen(city); !seen.Mobile || seen.Location.Name != "Austin,Texas,United States" || seen.ClientHints[1] != "?1" {
