@@ -179,15 +179,23 @@ func featured(part *goquery.Selection) bool {
 	return part.Find(FeaturedAnswer).Length() > 0 && part.Find(ResultTitleLink).Length() == 1
 }
 
+// HeadingNoise are the parts beside a module's heading that do not count
+// as content: an information bubble (the local pack's note on reviews)
+// and hidden parts. Controls do count: "People also ask"'s questions are
+// buttons.
+const HeadingNoise = `g-bubble, script, style, [aria-hidden="true"], [style*="display:none"], [style*="display: none"]`
+
 // headingOnly reports whether part holds a module heading and nothing
 // else of note: no title link, and at most shortText characters besides
-// the heading's text.
+// the heading's text and HeadingNoise.
 func headingOnly(part *goquery.Selection) bool {
 	if part.Find(ResultTitleLink).Length() > 0 {
 		return false
 	}
 	h := part.Find(ModuleHeading).AddSelection(part.Filter(ModuleHeading)).First()
-	return textLen(part)-textLen(h) <= shortText
+	rest := part.Clone()
+	rest.Find(HeadingNoise).Remove()
+	return textLen(rest)-textLen(h) <= shortText
 }
 
 // textLen is the length in characters of s's normalised text.

@@ -83,6 +83,10 @@ func TestExtractWebByBlock(t *testing.T) {
 		{name: "a module's heading standing alone before its items", rso: `<div><div role="heading" aria-level="2">Top stories</div>` +
 			`<div><a href="https://news.example/1"><h3>N1</h3></a></div><div><a href="https://news.example/2"><h3>N2</h3></a></div></div>` + one + two,
 			want: organic},
+		{name: "a local pack's heading beside its note in a bubble", rso: `<div><div><div><span role="heading" aria-level="2">Addresses</span>` +
+			`<g-bubble><span role="button">i</span><div class="nnFGuf">Reviews are not verified by the engine, but it looks for and removes false content.</div></g-bubble></div></div>` +
+			`<div><a href="https://place.example/1"><div role="heading" aria-level="3">P1</div></a></div><div><a href="https://place.example/2"><div role="heading" aria-level="3">P2</div></a></div></div>` + one + two,
+			want: organic},
 		{name: "a knowledge panel's name at the head of the wrapper", rso: `<div><div><div role="heading" aria-level="2" data-attrid="title">Entity</div></div>` + one + two + `</div>`,
 			want: organic},
 		{name: "the featured snippet's label", rso: `<div><div><div role="heading" aria-level="2">Featured snippet</div></div><div><div data-attrid="wa:/description">The answer.</div>` +
