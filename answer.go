@@ -20,16 +20,19 @@ func (res Result) Conversation() *Answer {
 // the page lists them), whether a source is cited (an inline citation
 // points at its URL), and the Markdown of each turn when its reading made
 // none (its paragraphs, each followed by the numbers of its citations).
-// An answer that says it has one but holds no text is not an answer: the
-// error wraps Unrecognised, so that a page no reading knows is never an
-// empty answer.
-func (a *Answer) Finish() error {
-	if a.HasAnswer && strings.TrimSpace(a.Text) == "" {
-		return fmt.Errorf("%w: an answer without text", Unrecognised)
-	}
+func (a *Answer) Finish() {
 	a.AnswerTurn.finish()
 	for i := range a.Turns {
 		a.Turns[i].finish()
+	}
+}
+
+// Check returns an error wrapping Unrecognised for an answer that says it
+// has one but holds no text: a page no reading knows is never an empty
+// answer.
+func (a *Answer) Check() error {
+	if a.HasAnswer && strings.TrimSpace(a.Text) == "" {
+		return fmt.Errorf("%w: an answer without text", Unrecognised)
 	}
 	return nil
 }

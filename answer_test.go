@@ -18,9 +18,7 @@ func TestAnswerFinish(t *testing.T) {
 		Citations: []Citation{{URL: "https://a.example/"}, {URL: "https://b.example/"}},
 		Sources:   []Source{{URL: "https://c.example/"}, {URL: "https://b.example/"}},
 	}, Turns: []AnswerTurn{{Text: "Yes.", Markdown: "**Yes.**", Sources: []Source{{URL: "https://d.example/", Position: 7}}}}}
-	if err := a.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	a.Finish()
 	want := Answer{HasAnswer: true, AnswerTurn: AnswerTurn{
 		Text:     "Frogs are green. They hide.",
 		Markdown: "Frogs are green. [2] [1]\n\nThey hide. [2]",
@@ -36,13 +34,13 @@ func TestAnswerFinish(t *testing.T) {
 	}
 }
 
-func TestAnswerFinishEmpty(t *testing.T) {
+func TestAnswerCheck(t *testing.T) {
 	a := Answer{HasAnswer: true, AnswerTurn: AnswerTurn{Text: " "}}
-	if err := a.Finish(); !errors.Is(err, Unrecognised) {
-		t.Errorf("Finish of an empty answer = %v, want Unrecognised", err)
+	if err := a.Check(); !errors.Is(err, Unrecognised) {
+		t.Errorf("Check of an empty answer = %v, want Unrecognised", err)
 	}
 	none := Answer{Reason: ReasonNotAvailable}
-	if err := none.Finish(); err != nil {
-		t.Errorf("Finish of no answer = %v", err)
+	if err := none.Check(); err != nil {
+		t.Errorf("Check of no answer = %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/overview"
 	"github.com/kisa-dev/kisa/proxies"
@@ -63,8 +64,15 @@ type Config struct {
 	OverviewWait       time.Duration // KISA_OVERVIEW_WAIT: bounded wait for an overview
 	OverviewAppear     time.Duration // KISA_OVERVIEW_APPEAR: wait for a page to announce one
 	BrowserAllowHosts  []string      // KISA_BROWSER_ALLOW_HOSTS: domains a results page may load from
-	Proxies            proxies.Set   // KISA_PROXIES: the proxies by country; empty connects directly
-	ProxyCooldown      time.Duration // KISA_PROXY_COOLDOWN: how long a blocked proxy is left alone
+	// Sites are the AI assistants' sites (KISA_CHATGPT_URL and
+	// KISA_CHATGPT_ALLOW_HOSTS, ... for each assistant).
+	Sites                map[kisa.Surface]Site
+	AssistantWait        time.Duration // KISA_ASSISTANT_WAIT: bounded wait for each assistant's answer
+	AssistantVisit       time.Duration // KISA_ASSISTANT_VISIT_TIMEOUT: one visit of an assistant
+	AssistantTimeout     time.Duration // KISA_ASSISTANT_TIMEOUT: how long an assistant's request waits
+	AssistantConcurrency int           // KISA_ASSISTANT_CONCURRENCY: tabs of the assistants' queue per worker
+	Proxies              proxies.Set   // KISA_PROXIES: the proxies by country; empty connects directly
+	ProxyCooldown        time.Duration // KISA_PROXY_COOLDOWN: how long a blocked proxy is left alone
 
 	S3Endpoint  string // KISA_S3_ENDPOINT: MinIO host:port the processes talk to
 	S3AccessKey string // KISA_S3_ACCESS_KEY
@@ -153,6 +161,18 @@ var Vars = []Var{
 	{"KISA_OVERVIEW_WAIT", "15s", "Bounded wait for an overview to appear, finish streaming or expand; none by then means hasOverview false."},
 	{"KISA_OVERVIEW_APPEAR", "3s", "A loaded page that has shown no overview block or heading for this long has no overview (at most KISA_OVERVIEW_WAIT)."},
 	{"KISA_BROWSER_ALLOW_HOSTS", "google.com,gstatic.com,googleapis.com,googleusercontent.com,ggpht.com,ytimg.com,youtube.com", "Comma-separated domains (with their subdomains) a results page may load images, scripts, frames and data from, besides the search and consent hosts; see [Security](#security)."},
+	{"KISA_CHATGPT_URL", "https://chatgpt.com/", "ChatGPT's start page, which the worker opens for the `chatgpt` surface (with `hints=search` when the request's `webSearch` is on); `serpfixture --print-env` points it at the fixture's site."},
+	{"KISA_PERPLEXITY_URL", "https://www.perplexity.ai/", "Perplexity's start page, for the `perplexity` surface."},
+	{"KISA_GEMINI_URL", "https://gemini.google.com/app", "Gemini's start page, for the `gemini` surface (with `hl`, the request's language)."},
+	{"KISA_COPILOT_URL", "https://copilot.microsoft.com/", "Copilot's start page, for the `copilot` surface."},
+	{"KISA_CHATGPT_ALLOW_HOSTS", "chatgpt.com,openai.com,oaistatic.com,oaiusercontent.com", "Comma-separated domains (with their subdomains) ChatGPT's pages may load from and open pages on, besides its start page's host; nothing else is reached."},
+	{"KISA_PERPLEXITY_ALLOW_HOSTS", "perplexity.ai,pplx.ai", "The same for Perplexity's pages."},
+	{"KISA_GEMINI_ALLOW_HOSTS", "google.com,gstatic.com,googleapis.com,googleusercontent.com", "The same for Gemini's pages."},
+	{"KISA_COPILOT_ALLOW_HOSTS", "copilot.microsoft.com,microsoft.com,bing.com,bing.net,live.com,microsoftonline.com", "The same for Copilot's pages."},
+	{"KISA_ASSISTANT_WAIT", "60s", "Bounded wait for each answer of an AI assistant (they take 10 to 60 s); an answer not finished by then is read as it is, `complete: false`."},
+	{"KISA_ASSISTANT_VISIT_TIMEOUT", "240s", "How long one visit of an AI assistant may take: the prompt and up to three follow-ups."},
+	{"KISA_ASSISTANT_TIMEOUT", "270s", "How long an AI assistant's request waits for its visit before answering 503; at least KISA_ASSISTANT_VISIT_TIMEOUT + 15s."},
+	{"KISA_ASSISTANT_CONCURRENCY", "1", "Tabs per worker process that serve the AI assistants' queue only, besides KISA_BROWSER_CONCURRENCY's, which serve the fast surfaces only: a slow assistant never holds a tab an overview waits for (see [Operations](operations.md#the-ai-assistants-queue))."},
 	{"KISA_PROXIES", "", "Comma-separated `country=url` proxies, e.g. `at=http://host:3128,de=http://user:pass@host:8000,*=http://host:3128`; empty connects directly. See [Countries and proxies](#countries-and-proxies)."},
 	{"KISA_PROXY_COOLDOWN", "10m", "How long a proxy that met the CAPTCHA or failed is left alone before it is used again."},
 	{"KISA_S3_ENDPOINT", "127.0.0.1:9000", "MinIO (S3) host:port for uploads."},
@@ -225,6 +245,11 @@ func Load(getenv func(string) string) (Config, error) {
 		OverviewWait:         p.duration("KISA_OVERVIEW_WAIT"),
 		OverviewAppear:       p.duration("KISA_OVERVIEW_APPEAR"),
 		BrowserAllowHosts:    p.hosts("KISA_BROWSER_ALLOW_HOSTS"),
+		Sites:                p.sites(),
+		AssistantWait:        p.duration("KISA_ASSISTANT_WAIT"),
+		AssistantVisit:       p.duration("KISA_ASSISTANT_VISIT_TIMEOUT"),
+		AssistantTimeout:     p.duration("KISA_ASSISTANT_TIMEOUT"),
+		AssistantConcurrency: p.int("KISA_ASSISTANT_CONCURRENCY"),
 		Proxies:              p.proxies("KISA_PROXIES"),
 		ProxyCooldown:        p.duration("KISA_PROXY_COOLDOWN"),
 		S3Endpoint:           get("KISA_S3_ENDPOINT"),
@@ -305,6 +330,23 @@ func (p *parser) duration(name string) time.Duration {
 }
 
 // hosts reads a comma-separated list of domain names, lower-cased.
+// Site is an AI assistant's site: its start page and the domains its
+// pages may reach.
+type Site struct {
+	URL        string
+	AllowHosts []string
+}
+
+// sites reads each assistant's KISA_<NAME>_URL and KISA_<NAME>_ALLOW_HOSTS.
+func (p *parser) sites() map[kisa.Surface]Site {
+	out := map[kisa.Surface]Site{}
+	for _, a := range kisa.Assistants {
+		name := "KISA_" + strings.ToUpper(string(a))
+		out[a] = Site{URL: p.get(name + "_URL"), AllowHosts: p.hosts(name + "_ALLOW_HOSTS")}
+	}
+	return out
+}
+
 func (p *parser) hosts(name string) []string {
 	var out []string
 	for _, h := range strings.Split(p.get(name), ",") {
@@ -404,12 +446,23 @@ func (c Config) Validate() error {
 		{c.OverviewWait < c.VisitTimeout, "KISA_OVERVIEW_WAIT", "shorter than KISA_VISIT_TIMEOUT"},
 		{c.OverviewAppear >= 0 && c.OverviewAppear <= c.OverviewWait, "KISA_OVERVIEW_APPEAR", "between 0s and KISA_OVERVIEW_WAIT"},
 		{c.ProxyCooldown >= time.Second, "KISA_PROXY_COOLDOWN", "at least 1s"},
+		{c.AssistantWait >= time.Second, "KISA_ASSISTANT_WAIT", "at least 1s"},
+		{c.AssistantWait < c.AssistantVisit, "KISA_ASSISTANT_WAIT", "shorter than KISA_ASSISTANT_VISIT_TIMEOUT"},
+		{c.AssistantConcurrency >= 0 && c.AssistantConcurrency <= 64, "KISA_ASSISTANT_CONCURRENCY", "between 0 (no assistants' tabs) and 64"},
 		{c.S3Endpoint != "" && !strings.Contains(c.S3Endpoint, "/"), "KISA_S3_ENDPOINT", "host:port without scheme"},
 		{c.S3Bucket != "", "KISA_S3_BUCKET", "a bucket name"},
 		{validURL(c.CDNURL, "http", "https"), "KISA_CDN_URL", "an http(s) URL"},
 		{c.CompletionsURL == "" || validURL(c.CompletionsURL, "http", "https"), "KISA_COMPLETIONS_URL", "empty or an http(s) URL"},
 		{c.CompletionsTimeout >= time.Second, "KISA_COMPLETIONS_TIMEOUT", "at least 1s"},
 		{c.ObservationRetention >= 24*time.Hour, "KISA_OBSERVATION_RETENTION", "at least 24h"},
+	}
+	for _, a := range kisa.Assistants {
+		name := "KISA_" + strings.ToUpper(string(a)) + "_URL"
+		checks = append(checks, struct {
+			ok   bool
+			name string
+			want string
+		}{validURL(c.Sites[a].URL, "http", "https"), name, "an http(s) URL"})
 	}
 	for _, ck := range checks {
 		if !ck.ok {
@@ -422,7 +475,8 @@ func (c Config) Validate() error {
 // Timing is the deadlines and retries of an overview, for the web and
 // the worker processes alike.
 func (c Config) Timing() overview.Timing {
-	return overview.Timing{Wait: c.OverviewTimeout, Visit: c.VisitTimeout, MaxRetry: c.TaskMaxRetry}
+	return overview.Timing{Wait: c.OverviewTimeout, Visit: c.VisitTimeout, MaxRetry: c.TaskMaxRetry,
+		AssistantWait: c.AssistantTimeout, AssistantVisit: c.AssistantVisit}
 }
 
 // MonitorLimits is the per-account limits of monitors.

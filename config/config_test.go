@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/proxies"
 )
@@ -45,6 +46,14 @@ func TestDefaults(t *testing.T) {
 		BrowserAllowHosts:  []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com", "ggpht.com", "ytimg.com", "youtube.com"},
 		CompletionsTimeout: time.Minute, ClientURL: "http://127.0.0.1:8080",
 		Observations: true, ObservationRetention: 720 * time.Hour,
+		Sites: map[kisa.Surface]config.Site{
+			kisa.SurfaceChatGPT:    {URL: "https://chatgpt.com/", AllowHosts: []string{"chatgpt.com", "openai.com", "oaistatic.com", "oaiusercontent.com"}},
+			kisa.SurfacePerplexity: {URL: "https://www.perplexity.ai/", AllowHosts: []string{"perplexity.ai", "pplx.ai"}},
+			kisa.SurfaceGemini:     {URL: "https://gemini.google.com/app", AllowHosts: []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com"}},
+			kisa.SurfaceCopilot: {URL: "https://copilot.microsoft.com/", AllowHosts: []string{"copilot.microsoft.com", "microsoft.com", "bing.com", "bing.net",
+				"live.com", "microsoftonline.com"}},
+		},
+		AssistantWait: time.Minute, AssistantVisit: 4 * time.Minute, AssistantTimeout: 270 * time.Second, AssistantConcurrency: 1,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -79,6 +88,10 @@ func TestValues(t *testing.T) {
 		"KISA_COMPLETIONS_URL": "https://llm.example.com/v1/chat/completions", "KISA_COMPLETIONS_KEY": "sk-up",
 		"KISA_COMPLETIONS_TIMEOUT": "2m", "KISA_URL": "https://api.kisa.example/", "KISA_API_KEY": "acme_k",
 		"KISA_OBSERVATIONS": "false", "KISA_OBSERVATION_RETENTION": "48h", "KISA_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.1",
+		"KISA_CHATGPT_URL": "http://127.0.0.1:8090/chatgpt/", "KISA_CHATGPT_ALLOW_HOSTS": "cdn.example.com",
+		"KISA_PERPLEXITY_URL": "http://127.0.0.1:8090/perplexity/",
+		"KISA_GEMINI_URL":     "http://127.0.0.1:8090/gemini/", "KISA_COPILOT_URL": "http://127.0.0.1:8090/copilot/",
+		"KISA_ASSISTANT_WAIT": "30s", "KISA_ASSISTANT_VISIT_TIMEOUT": "2m", "KISA_ASSISTANT_TIMEOUT": "3m", "KISA_ASSISTANT_CONCURRENCY": "0",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +114,14 @@ func TestValues(t *testing.T) {
 		CompletionsURL: "https://llm.example.com/v1/chat/completions", CompletionsKey: "sk-up", CompletionsTimeout: 2 * time.Minute,
 		ClientURL: "https://api.kisa.example", ClientKey: "acme_k",
 		ObservationRetention: 48 * time.Hour, TrustedProxies: []string{"10.0.0.0/8", "192.168.1.1"},
+		Sites: map[kisa.Surface]config.Site{
+			kisa.SurfaceChatGPT:    {URL: "http://127.0.0.1:8090/chatgpt/", AllowHosts: []string{"cdn.example.com"}},
+			kisa.SurfacePerplexity: {URL: "http://127.0.0.1:8090/perplexity/", AllowHosts: []string{"perplexity.ai", "pplx.ai"}},
+			kisa.SurfaceGemini:     {URL: "http://127.0.0.1:8090/gemini/", AllowHosts: []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com"}},
+			kisa.SurfaceCopilot: {URL: "http://127.0.0.1:8090/copilot/", AllowHosts: []string{"copilot.microsoft.com", "microsoft.com", "bing.com", "bing.net",
+				"live.com", "microsoftonline.com"}},
+		},
+		AssistantWait: 30 * time.Second, AssistantVisit: 2 * time.Minute, AssistantTimeout: 3 * time.Minute,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)

@@ -18,8 +18,23 @@ import (
 // TypeOverview is the asynq task type of one AI overview visit.
 const TypeOverview = "overview:run"
 
-// QueueOverview is the asynq queue that overview tasks go to.
+// QueueOverview is the asynq queue that overview tasks go to: those of
+// every surface but the AI assistants'.
 const QueueOverview = "overview"
+
+// QueueAssistants is the queue of the AI assistants' tasks: their visits
+// take 10 to 60 s a prompt, and the worker serves this queue with tabs of
+// its own (KISA_ASSISTANT_CONCURRENCY) so that they never hold a tab the
+// fast surfaces wait for.
+const QueueAssistants = "assistants"
+
+// QueueOf is the queue of a task of surface s.
+func QueueOf(s kisa.Surface) string {
+	if s.Assistant() {
+		return QueueAssistants
+	}
+	return QueueOverview
+}
 
 // OverviewPayload is what the worker needs to visit one results page.
 // Key is the normalised cache key; the worker publishes its result under
@@ -64,7 +79,7 @@ func NewOverviewTask(p OverviewPayload, timeout time.Duration, maxRetry int) (*a
 	}
 	return asynq.NewTask(TypeOverview, b,
 		asynq.TaskID(p.Key),
-		asynq.Queue(QueueOverview),
+		asynq.Queue(QueueOf(p.Surface)),
 		asynq.Timeout(timeout),
 		asynq.MaxRetry(maxRetry),
 		asynq.Retention(0),

@@ -25,7 +25,7 @@ func (s *Visits) Fresh(ctx context.Context, req Request, notBefore time.Time) (k
 	}
 	req.CacheOn = false
 	key := req.Key()
-	ctx, cancel := context.WithTimeout(ctx, s.timing.Wait)
+	ctx, cancel := context.WithTimeout(ctx, s.timing.Of(req.Surface).Wait)
 	defer cancel()
 	w, err := s.results.Subscribe(ctx, key)
 	if err != nil {

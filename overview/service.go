@@ -96,7 +96,7 @@ func (s *Service) Run(ctx context.Context, req Request, slot Slot) (Answer, erro
 		}
 		defer release()
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.visits.timing.Wait)
+	ctx, cancel := context.WithTimeout(ctx, s.visits.timing.Of(req.Surface).Wait)
 	defer cancel()
 	w, err := s.results.Subscribe(ctx, key)
 	if err != nil {

@@ -1,8 +1,11 @@
 package overview
 
 import (
+	"cmp"
 	"fmt"
 	"time"
+
+	"github.com/kisa-dev/kisa"
 )
 
 // TaskMargin is what a task may take beyond its browser visit: storing
@@ -22,10 +25,24 @@ type Timing struct {
 	Visit time.Duration
 	// MaxRetry is how often a failed visit is retried (KISA_TASK_MAX_RETRY).
 	MaxRetry int
+	// AssistantWait and AssistantVisit are Wait and Visit for the AI
+	// assistants' surfaces (KISA_ASSISTANT_TIMEOUT,
+	// KISA_ASSISTANT_VISIT_TIMEOUT): their answers take 10 to 60 s each.
+	// Zero: Wait and Visit.
+	AssistantWait, AssistantVisit time.Duration
 }
 
 // Task is the asynq deadline of one attempt: the visit plus TaskMargin.
 func (t Timing) Task() time.Duration { return t.Visit + TaskMargin }
+
+// Of returns the timing of surface s: t itself, or for an assistant
+// with AssistantWait and AssistantVisit as its Wait and Visit.
+func (t Timing) Of(s kisa.Surface) Timing {
+	if s.Assistant() {
+		t.Wait, t.Visit = cmp.Or(t.AssistantWait, t.Wait), cmp.Or(t.AssistantVisit, t.Visit)
+	}
+	return t
+}
 
 // RetryDelay is how long the worker waits before retrying a task that
 // has been retried n times so far (asynq's RetryDelayFunc): 1 s, doubling,
@@ -40,6 +57,10 @@ func (t Timing) Validate() error {
 	if t.Wait < t.Task() {
 		return fmt.Errorf("KISA_OVERVIEW_TIMEOUT (%s) must be at least KISA_VISIT_TIMEOUT (%s) + %s, the time one attempt of the worker may take; otherwise requests give up while their visit still runs",
 			t.Wait, t.Visit, TaskMargin)
+	}
+	if a := t.Of(kisa.SurfaceChatGPT); a.Wait < a.Task() {
+		return fmt.Errorf("KISA_ASSISTANT_TIMEOUT (%s) must be at least KISA_ASSISTANT_VISIT_TIMEOUT (%s) + %s, the time one attempt of the worker may take",
+			a.Wait, a.Visit, TaskMargin)
 	}
 	return nil
 }

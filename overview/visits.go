@@ -57,7 +57,7 @@ func NewVisits(o VisitsOptions) *Visits {
 // await enqueues the task for key (or joins the one in flight) and waits
 // on w for its outcome until ctx ends.
 func (s *Visits) await(ctx context.Context, w *storage.Waiter, key string, req Request) (kisa.Result, error) {
-	admitted, err := s.admit(ctx, key)
+	admitted, err := s.admit(ctx, key, jobs.QueueOf(req.Surface))
 	if err != nil {
 		return kisa.Result{}, err
 	}
@@ -84,12 +84,12 @@ func (s *Visits) await(ctx context.Context, w *storage.Waiter, key string, req R
 // admit refuses a new visit under backpressure (see gate.admit), unless
 // the task for key is in flight already: joining it costs nothing. Call
 // enqueued once the task is enqueued (or joined, or not enqueued).
-func (s *Visits) admit(ctx context.Context, key string) (enqueued func(), err error) {
+func (s *Visits) admit(ctx context.Context, key, queue string) (enqueued func(), err error) {
 	enqueued, err = s.gate.admit(ctx)
 	if err == nil {
 		return enqueued, nil
 	}
-	info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
+	info, ierr := s.inspector.GetTaskInfo(queue, key)
 	if ierr == nil && info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted {
 		return func() {}, nil
 	}
@@ -122,7 +122,7 @@ func (s *Visits) enqueue(ctx context.Context, key string, req Request) (joined b
 	if req.CacheOn {
 		p.CacheTTL = req.CacheTTL
 	}
-	task, err := jobs.NewOverviewTask(p, s.timing.Task(), s.timing.MaxRetry)
+	task, err := jobs.NewOverviewTask(p, s.timing.Of(req.Surface).Task(), s.timing.MaxRetry)
 	if err != nil {
 		return false, err
 	}
@@ -134,7 +134,7 @@ func (s *Visits) enqueue(ctx context.Context, key string, req Request) (joined b
 			}
 			return false, err
 		}
-		info, ierr := s.inspector.GetTaskInfo(jobs.QueueOverview, key)
+		info, ierr := s.inspector.GetTaskInfo(jobs.QueueOf(req.Surface), key)
 		if ierr != nil {
 			traceVisit(ctx, key, "", true, req)
 			return true, nil // it ended meanwhile: its outcome is Recent
@@ -144,7 +144,7 @@ func (s *Visits) enqueue(ctx context.Context, key string, req Request) (joined b
 			traceVisit(ctx, key, runOf(info), true, req)
 			return true, nil
 		}
-		if derr := s.inspector.DeleteTask(jobs.QueueOverview, key); derr != nil && !errors.Is(derr, asynq.ErrTaskNotFound) {
+		if derr := s.inspector.DeleteTask(jobs.QueueOf(req.Surface), key); derr != nil && !errors.Is(derr, asynq.ErrTaskNotFound) {
 			return false, derr
 		}
 	}

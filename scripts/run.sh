@@ -40,7 +40,10 @@ trap 'exit 130' INT TERM
 if [ -z "${KISA_SEARCH_URL:-}" ]; then
 	bin/serpfixture --addr 127.0.0.1:8090 &
 	pids+=($!)
-	export KISA_SEARCH_URL=http://127.0.0.1:8090/search
+	# the search engine and the AI assistants' sites of the fixture
+	set -a
+	eval "$(bin/serpfixture --print-env --addr 127.0.0.1:8090)"
+	set +a
 	for _ in $(seq 50); do
 		curl -fsS -m 1 -o /dev/null http://127.0.0.1:8090/healthz 2>/dev/null && break
 		sleep 0.2
@@ -56,7 +59,7 @@ demo API key: $key
   curl -s -X POST -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -d '{"query":"why are frogs green","countryCode":"us","languageCode":"en"}' $base/v1/networks/browser/ai-overview
 queue dashboard: http://admin:$KISA_ADMIN_TOKEN@127.0.0.1:$PORT/admin/queues  (user name: any, password: the token)
 metrics: curl -s -u admin:$KISA_ADMIN_TOKEN $base/metrics   (worker: http://${KISA_WORKER_ADDR:-127.0.0.1:9091}/metrics)
-searches go to $KISA_SEARCH_URL; Ctrl-C stops web, worker and fixture.
+searches go to $KISA_SEARCH_URL, the AI assistants to $KISA_CHATGPT_URL and its siblings; Ctrl-C stops web, worker and fixture.
 
 MSG
 # web runs as a child we wait for, so that a TERM or Ctrl-C runs the trap at once.

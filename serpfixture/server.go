@@ -103,6 +103,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /__visits", s.handleVisits)
 	s.mux.HandleFunc("PUT /__variants", s.handleVariant)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.engineRoutes()
 }
 
 // ServeHTTP serves the fixture's pages.

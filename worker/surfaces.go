@@ -6,6 +6,7 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
+	"github.com/kisa-dev/kisa/worker/assistants"
 	"github.com/kisa-dev/kisa/worker/browser"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
@@ -18,8 +19,11 @@ import (
 // worker/serp.
 type page struct {
 	mode browser.Mode
-	// url is the page to open for p, from the search URL.
-	url func(search *url.URL, p jobs.OverviewPayload) string
+	// url is the page to open for p, from the search URL (an assistant's:
+	// from its site's URL, HandlerOptions.Sites).
+	url func(base *url.URL, p jobs.OverviewPayload) string
+	// hooks are an assistant's in-page handles (ModeAssistant).
+	hooks *assistants.Hooks
 	// prompts are what a conversation asks (nil for the other modes).
 	prompts func(p jobs.OverviewPayload) []string
 	// read extracts the page's HTML into res; its error wraps
@@ -43,25 +47,14 @@ var pages = map[kisa.Surface]page{
 		},
 	},
 	kisa.SurfaceAIMode: {
-		mode: browser.ModeConversation, url: aiModeURL,
-		prompts: func(p jobs.OverviewPayload) []string { return append([]string{p.Query}, p.FollowUps...) },
+		mode: browser.ModeConversation, url: aiModeURL, prompts: conversationPrompts,
 		read: func(html string, res *kisa.Result) error {
 			r, err := serp.ExtractAIMode(html)
+			r.Finish()
 			res.AIMode = &r
 			return err
 		},
-		settled: func(res *kisa.Result, settled bool, p jobs.OverviewPayload) {
-			r := res.AIMode
-			if !r.HasAnswer {
-				return
-			}
-			// An answer still streaming (the last one read), or follow-ups
-			// the page never got to, leave the conversation incomplete.
-			if !settled && len(r.Turns) > 0 {
-				r.Turns[len(r.Turns)-1].Complete = false
-			}
-			r.Complete = r.Complete && settled && len(r.Turns) >= len(p.FollowUps)
-		},
+		settled: conversationSettled,
 	},
 	kisa.SurfaceWeb: {
 		mode: browser.ModeResults, url: resultsURL, prompts: noPrompts,
@@ -72,6 +65,12 @@ var pages = map[kisa.Surface]page{
 		},
 		settled: func(*kisa.Result, bool, jobs.OverviewPayload) {},
 	},
+	// The assistants: each its site's start page, driven by its hooks and
+	// read by its reader (worker/assistants).
+	kisa.SurfaceChatGPT:    assistantPage(&assistants.ChatGPT, assistants.ReadChatGPT),
+	kisa.SurfacePerplexity: assistantPage(&assistants.Perplexity, assistants.ReadPerplexity),
+	kisa.SurfaceGemini:     assistantPage(&assistants.Gemini, assistants.ReadGemini),
+	kisa.SurfaceCopilot:    assistantPage(&assistants.Copilot, assistants.ReadCopilot),
 }
 
 // Read reads html, a page of surface s saved or stored by an earlier
@@ -91,6 +90,62 @@ func Read(html string, p jobs.OverviewPayload) (kisa.Result, error) {
 	}
 	pg.settled(&res, true, p)
 	return res, nil
+}
+
+// assistantPage is the page of an assistant whose hooks are hooks and
+// whose reader is read: the answer, finished (positions, cited,
+// Markdown), never empty.
+func assistantPage(hooks *assistants.Hooks, read func(string) (kisa.Answer, error)) page {
+	return page{mode: browser.ModeAssistant, url: assistantURL, hooks: hooks, prompts: conversationPrompts,
+		read: func(html string, res *kisa.Result) error {
+			a, err := read(html)
+			if err != nil {
+				return err
+			}
+			a.Finish()
+			res.Answer = &a
+			return a.Check()
+		},
+		settled: conversationSettled,
+	}
+}
+
+// conversationPrompts are what a conversation asks: the query and its
+// follow-ups.
+func conversationPrompts(p jobs.OverviewPayload) []string {
+	return append([]string{p.Query}, p.FollowUps...)
+}
+
+// conversationSettled marks a conversation's answer incomplete when the
+// browser's wait ended first: the last answer read was still streaming,
+// or follow-ups the page never got to were not asked.
+func conversationSettled(res *kisa.Result, settled bool, p jobs.OverviewPayload) {
+	r := res.Conversation()
+	if r == nil || !r.HasAnswer {
+		return
+	}
+	if !settled && len(r.Turns) > 0 {
+		r.Turns[len(r.Turns)-1].Complete = false
+	}
+	r.Complete = r.Complete && settled && len(r.Turns) >= len(p.FollowUps)
+}
+
+// assistantURL is an assistant's start page: its site's URL, for ChatGPT
+// with hints=search when the answer is to search the web (as the
+// composer's search toggle does), for Gemini with the language (hl).
+func assistantURL(site *url.URL, p jobs.OverviewPayload) string {
+	u := *site
+	q := u.Query()
+	switch p.Surface {
+	case kisa.SurfaceChatGPT:
+		if p.WebSearch {
+			q.Set("hints", "search")
+		}
+	case kisa.SurfaceGemini:
+		q.Set("hl", p.LanguageCode)
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // pageOf returns the page of surface s (the overview's for an empty one).

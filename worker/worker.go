@@ -6,6 +6,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,7 @@ type Handler struct {
 	shots     *storage.Artifacts
 	finish    *overview.Finisher
 	searchURL *url.URL
+	sites     map[kisa.Surface]site
 	proxies   proxies.Set
 	rotation  *storage.ProxyRotation
 	onProxy   func(proxy, outcome string)
@@ -43,6 +45,8 @@ type Handler struct {
 	now       func() time.Time
 	observer  TaskObserver
 	visits    *observe.Writer[storage.ObservedVisit]
+	// assistantVisit bounds an assistant's visit (0: the browser's own).
+	assistantVisit time.Duration
 }
 
 // HandlerOptions are the dependencies of a Handler.
@@ -55,6 +59,12 @@ type HandlerOptions struct {
 	// requests and ends the async jobs waiting on it.
 	Finisher  *overview.Finisher
 	SearchURL string
+	// Sites are the AI assistants' sites by surface (KISA_CHATGPT_URL,
+	// ...): a surface without one is refused as a bug (kisa.Internal).
+	Sites map[kisa.Surface]Site
+	// AssistantVisit bounds an assistant's visit (KISA_ASSISTANT_VISIT_TIMEOUT);
+	// 0 leaves it to the browser's VisitTimeout.
+	AssistantVisit time.Duration
 	// Proxies are the proxies by country (KISA_PROXIES); empty connects
 	// directly. Rotation, needed with proxies, shares their use between
 	// workers.
@@ -71,13 +81,35 @@ type HandlerOptions struct {
 	Visits *observe.Writer[storage.ObservedVisit]
 }
 
-// NewHandler returns the task handler; it fails when SearchURL is not a
-// URL, Artifacts or Observer is missing, or proxies are configured
-// without a Rotation.
+// Site is an AI assistant's site: the start page its visits open, and
+// the domains (with their subdomains) its pages may reach besides that
+// page's host.
+type Site struct {
+	URL        string
+	AllowHosts []string
+}
+
+// site is a Site with its URL parsed.
+type site struct {
+	url   *url.URL
+	allow []string
+}
+
+// NewHandler returns the task handler; it fails when SearchURL or a
+// site's URL is not a URL, Artifacts or Observer is missing, or proxies
+// are configured without a Rotation.
 func NewHandler(o HandlerOptions) (*Handler, error) {
 	u, err := url.Parse(o.SearchURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("search URL %q is not a URL", o.SearchURL)
+	}
+	sites := map[kisa.Surface]site{}
+	for s, st := range o.Sites {
+		su, err := url.Parse(st.URL)
+		if err != nil || su.Host == "" {
+			return nil, fmt.Errorf("%s URL %q is not a URL", s, st.URL)
+		}
+		sites[s] = site{url: su, allow: append([]string{}, st.AllowHosts...)}
 	}
 	if o.Artifacts == nil || o.Observer == nil || o.Finisher == nil {
 		return nil, errors.New("worker: a handler needs Artifacts, a Finisher and an Observer")
@@ -91,7 +123,7 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{pool: o.Pool, shots: o.Artifacts, finish: o.Finisher, searchURL: u, proxies: o.Proxies,
+	return &Handler{pool: o.Pool, shots: o.Artifacts, finish: o.Finisher, searchURL: u, sites: sites, assistantVisit: o.AssistantVisit, proxies: o.Proxies,
 		rotation: o.Rotation, onProxy: o.CountProxy, log: o.Logger, now: o.Now, observer: o.Observer, visits: o.Visits}, nil
 }
 
@@ -104,9 +136,6 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", asynq.SkipRetry, err)
 	}
-	if _, ok := pages[p.Surface.OrOverview()]; !ok {
-		return fmt.Errorf("%w: %w: no page for surface %q", asynq.SkipRetry, kisa.Internal, p.Surface)
-	}
 	// The task id is a hash of the query (the cache key): the query's
 	// text is logged at debug level only.
 	log := h.log.With("task", p.Key)
@@ -114,6 +143,9 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	start := h.now()
 	if err := h.finish.Started(ctx, p.Key); err != nil {
 		log.Warn("mark jobs running", "error", err)
+	}
+	if err := h.knows(p.Surface); err != nil {
+		return h.fail(ctx, log, p, kisa.Fail(kisa.Internal, "", err))
 	}
 	steps := map[string]time.Duration{}
 	res, err := h.visit(ctx, log, p, steps)
@@ -147,13 +179,18 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 		return errors.Is(xerr, kisa.Unrecognised)
 	}
 	v, err := h.browse(ctx, p.CountryCode, req)
+	if ev := (*browser.EvidenceError)(nil); errors.As(err, &ev) {
+		// A page that refused the visit (an assistant's human check,
+		// sign-in wall, usage limit or error) is kept as evidence.
+		return kisa.Result{}, h.keepEvidence(ctx, log, p.Key, browser.VisitResult{HTML: ev.HTML, FullPage: ev.FullPage, FinalURL: ev.URL}, err)
+	}
 	if err != nil {
 		f, _ := kisa.FailureOf(err)
 		return kisa.Result{}, kisa.Fail(f, kisa.PartBrowser, err)
 	}
 	maps.Copy(steps, v.Steps)
 	defer func(start time.Time) { steps[StepUpload] += h.now().Sub(start) }(h.now())
-	if errors.Is(xerr, kisa.Unrecognised) {
+	if f, _ := kisa.FailureOf(xerr); xerr != nil && (f == kisa.Unrecognised || f == kisa.Blocked || f == kisa.Unavailable) {
 		return kisa.Result{}, h.keepEvidence(ctx, log, p.Key, v, xerr)
 	}
 	if xerr != nil {
@@ -199,10 +236,12 @@ func (e *evidenceError) Error() string {
 func (e *evidenceError) Unwrap() error { return e.err }
 
 // keepEvidence stores the HTML (gzip) and the full-page screenshot of a
-// page not recognised under storage.EvidencePrefix/<date>/<task>/, logs
-// the location, and returns the kisa.Unrecognised failure naming the
-// location (the observer counts it as unrecognised). A storage
-// failure is logged; the page is still told as not recognised.
+// page not recognised (or, on an assistant's site, one that refused the
+// visit: cause wraps kisa.Blocked or kisa.Unavailable) under
+// storage.EvidencePrefix/<date>/<task>/, logs the location, and returns
+// the failure of cause (kisa.Unrecognised when it carries none) naming
+// the location. A storage failure is logged; the page is still told as
+// it was.
 func (h *Handler) keepEvidence(ctx context.Context, log *slog.Logger, key string, v browser.VisitResult, cause error) error {
 	prefix := fmt.Sprintf("%s%s/%s/%s/", storage.EvidencePrefix, h.now().UTC().Format("2006-01-02"), key, uuid.NewString())
 	err := h.shots.PutGzipHTML(ctx, prefix+"page.html.gz", v.HTML)
@@ -210,12 +249,16 @@ func (h *Handler) keepEvidence(ctx context.Context, log *slog.Logger, key string
 		err = h.shots.Put(ctx, prefix+"fullpage.png", v.FullPage)
 	}
 	if err != nil {
-		log.Error("page not recognised; storing its evidence failed", "error", err, "cause", cause)
+		log.Error("page not recognised or refused; storing its evidence failed", "error", err, "cause", cause)
 		prefix = ""
 	} else {
-		log.Error("page not recognised; evidence stored", "evidence", prefix, "url", redactQuery(v.FinalURL), "cause", cause)
+		log.Error("page not recognised or refused; evidence stored", "evidence", prefix, "url", redactQuery(v.FinalURL), "cause", cause)
 	}
-	return kisa.Fail(kisa.Unrecognised, "", &evidenceError{prefix: prefix, err: cause})
+	f, _ := kisa.FailureOf(cause)
+	if f != kisa.Blocked && f != kisa.Unavailable {
+		f = kisa.Unrecognised
+	}
+	return kisa.Fail(f, "", &evidenceError{prefix: prefix, err: cause})
 }
 
 // redactQuery returns raw without its query, for logs.
@@ -231,6 +274,9 @@ func redactQuery(raw string) string {
 // pageURL is the page of the task's surface (worker/surfaces.go) with the
 // task's location (uule; see geo.Location.Param).
 func (h *Handler) pageURL(p jobs.OverviewPayload) string {
+	if st, ok := h.sites[p.Surface]; ok {
+		return pageOf(p.Surface).url(st.url, p) // an assistant's site: no uule
+	}
 	raw := pageOf(p.Surface).url(h.searchURL, p)
 	if p.Location != nil && !p.Location.IsZero() {
 		raw += "&" + p.Location.Param(h.now())
@@ -247,9 +293,26 @@ func (h *Handler) visitRequest(p jobs.OverviewPayload) browser.VisitRequest {
 		loc = *p.Location
 	}
 	pg := pageOf(p.Surface)
-	return browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots, Language: p.LanguageCode,
+	req := browser.VisitRequest{URL: h.pageURL(p), Screenshots: p.Screenshots, Language: p.LanguageCode,
 		Mobile: p.Device == kisa.DeviceMobile, TimeZone: geo.TimeZone(p.CountryCode, loc), Geolocation: loc.Point,
-		Mode: pg.mode, Prompts: pg.prompts(p)}
+		Mode: pg.mode, Prompts: pg.prompts(p), Hooks: pg.hooks}
+	if st, ok := h.sites[p.Surface]; ok {
+		req.AllowHosts, req.Timeout = st.allow, h.assistantVisit
+	}
+	return req
+}
+
+// knows returns an error wrapping kisa.Internal when the handler cannot
+// visit surface s: no page describes it, or it is an assistant without
+// a site.
+func (h *Handler) knows(s kisa.Surface) error {
+	if _, ok := pages[s.OrOverview()]; !ok {
+		return fmt.Errorf("%w: no page for surface %q", kisa.Internal, s)
+	}
+	if _, ok := h.sites[s]; s.Assistant() && !ok {
+		return fmt.Errorf("%w: no site configured for %s", kisa.Internal, s)
+	}
+	return nil
 }
 
 // storeShots uploads the PNGs called names under prefix, all at once,
@@ -316,7 +379,12 @@ func final(ctx context.Context, f kisa.Failure) (last, retryable bool) {
 
 // ServerOptions configure the asynq server of a worker process.
 type ServerOptions struct {
-	Concurrency int // must equal the browser's tab count
+	// Concurrency is the server's slots; the browser's tabs are the sum
+	// of its servers' slots.
+	Concurrency int
+	// Queue is the queue the server serves: jobs.QueueOverview (also
+	// when empty) or jobs.QueueAssistants.
+	Queue string
 	// Timing gives the retry delays (the task deadline and retry count
 	// travel with each task).
 	Timing overview.Timing
@@ -335,7 +403,7 @@ func NewServer(rdb *redis.Client, o ServerOptions) *asynq.Server {
 	}
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:              o.Concurrency,
-		Queues:                   map[string]int{jobs.QueueOverview: 1},
+		Queues:                   map[string]int{cmp.Or(o.Queue, jobs.QueueOverview): 1},
 		TaskCheckInterval:        50 * time.Millisecond,
 		DelayedTaskCheckInterval: 500 * time.Millisecond,
 		ShutdownTimeout:          o.ShutdownTimeout,

@@ -70,6 +70,11 @@ func startStack(t *testing.T, o stackOptions) *stack {
 		"KISA_BROWSER_CONCURRENCY=2", "KISA_OVERVIEW_TIMEOUT=" + o.waitTimeout, "KISA_VISIT_TIMEOUT=30s",
 		"KISA_WORKER_ADDR=127.0.0.1:0", "KISA_ADMIN_TOKEN=" + e2eAdminToken, "KISA_LIMIT_CONCURRENT=50",
 	}
+	for _, l := range serpfixture.Env(fsrv.URL) {
+		if !strings.HasPrefix(l, "KISA_SEARCH_URL=") {
+			s.environ = append(s.environ, l) // the AI assistants' sites of the fixture
+		}
+	}
 	s.environ = append(s.environ, o.env...)
 	s.env = testenv.Environ(s.environ...)
 	_, webLogs := s.startProcess(t, "web")

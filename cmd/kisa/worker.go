@@ -10,6 +10,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/config"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/monitor"
@@ -52,7 +53,8 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	queue := newVisits(cfg, rdb, results, log)
 	js := newJobs(cfg, queue, db, secrets, shots, log)
 	mons := newMonitors(cfg, db, rdb, shots, secrets, queue, log)
-	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency,
+	pool, err := browser.NewPool(browser.Config{ExecPath: cfg.ChromePath, Tabs: cfg.BrowserConcurrency + cfg.AssistantConcurrency,
+		AnswerWait:   cfg.AssistantWait,
 		RecycleAfter: cfg.BrowserRecycle, VisitTimeout: cfg.VisitTimeout, SettleQuiet: cfg.OverviewSettle,
 		OverviewWait: cfg.OverviewWait, OverviewAppear: cfg.OverviewAppear, SearchURL: cfg.SearchURL,
 		AllowHosts: cfg.BrowserAllowHosts, Logger: log})
@@ -83,7 +85,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	h, err := worker.NewHandler(worker.HandlerOptions{Pool: pool, Artifacts: shots, Visits: visits,
 		Finisher: overview.NewFinisher(overview.FinisherOptions{Results: results, DB: db,
 			Client: asynq.NewClientFromRedisClient(rdb), Logger: log}),
-		SearchURL: cfg.SearchURL, Proxies: cfg.Proxies,
+		SearchURL: cfg.SearchURL, Sites: workerSites(cfg), AssistantVisit: cfg.AssistantVisit, Proxies: cfg.Proxies,
 		Rotation: storage.NewProxyRotation(rdb, storage.KeyPrefix, cfg.ProxyCooldown), CountProxy: metrics.ProxyVisit,
 		Logger: log, Observer: metrics})
 	if err != nil {
@@ -95,6 +97,15 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer srv.Shutdown()
+	if cfg.AssistantConcurrency > 0 {
+		// The assistants' queue has tabs of its own (docs/operations.md).
+		asrv := worker.NewServer(rdb, worker.ServerOptions{Concurrency: cfg.AssistantConcurrency, Queue: jobs.QueueAssistants,
+			Timing: cfg.Timing(), ShutdownTimeout: cfg.ShutdownTimeout, Logger: log})
+		if err := asrv.Start(worker.Mux(h)); err != nil {
+			return fmt.Errorf("start the assistants' worker: %w", err)
+		}
+		defer asrv.Shutdown()
+	}
 	stop, err := startAux(rdb, js, mons, observe.NewMaintainer(db, cfg.ObservationRetention, nil, log), log)
 	if err != nil {
 		return err
@@ -152,4 +163,14 @@ func startAux(rdb *redis.Client, js *overview.Jobs, mons *monitor.Service, m *ob
 		return nil, fmt.Errorf("start scheduler: %w", err)
 	}
 	return func() { sched.Shutdown(); aux.Shutdown() }, nil
+}
+
+// workerSites are the AI assistants' sites of cfg, as the handler takes
+// them.
+func workerSites(cfg config.Config) map[kisa.Surface]worker.Site {
+	out := map[kisa.Surface]worker.Site{}
+	for s, st := range cfg.Sites {
+		out[s] = worker.Site{URL: st.URL, AllowHosts: st.AllowHosts}
+	}
+	return out
 }

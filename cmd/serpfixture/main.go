@@ -6,6 +6,11 @@
 // Usage:
 //
 //	serpfixture [--addr 127.0.0.1:8090] [--delay 1.5s] [--consent=true]
+//	serpfixture --print-env [--addr 127.0.0.1:8090]
+//
+// It serves the AI assistants' sites too (/chatgpt/, /perplexity/,
+// /gemini/, /copilot/); --print-env prints the KISA_...= lines that point
+// kisa at a fixture on --addr, and exits.
 package main
 
 import (
@@ -44,11 +49,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	delay := fs.Duration("delay", serpfixture.DefaultOverviewDelay, "how long the AI overview takes to stream in")
 	consent := fs.Bool("consent", true, "show the consent interstitial on a first visit without its cookie")
 	automated := fs.Bool("allow-automated", false, "serve results to a browser that looks automated (webdriver, no client hints) instead of the CAPTCHA")
+	printEnv := fs.Bool("print-env", false, "print the KISA_...= lines that point kisa at a fixture on --addr, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *printEnv {
+		for _, l := range serpfixture.Env("http://" + *addr) {
+			fmt.Fprintln(stdout, l)
+		}
+		return nil
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

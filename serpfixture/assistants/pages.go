@@ -87,16 +87,17 @@ type view struct {
 
 var templates = template.Must(template.ParseFS(files, "*.html.tmpl"))
 
-// Render returns engine's conversation page in state p. It returns an
-// error for an engine it does not know or a page without prompt.
+// Render returns engine's conversation page in state p; without prompts,
+// its start page (the composer, no turns). It returns an error for an
+// engine it does not know.
 func Render(engine string, p Page) ([]byte, error) {
 	if !slices.Contains(Engines, engine) {
 		return nil, fmt.Errorf("assistants: no site for engine %q", engine)
 	}
-	if len(p.Prompts) == 0 {
-		return nil, fmt.Errorf("assistants: a %s page needs a prompt", engine)
+	v := view{Page: p}
+	if len(p.Prompts) > 0 {
+		v.Title = p.Prompts[0]
 	}
-	v := view{Page: p, Title: p.Prompts[0]}
 	for i, q := range p.Prompts {
 		last := i == len(p.Prompts)-1
 		v.Turns = append(v.Turns, turn{Prompt: q, Index: i, N: i + 1, UserTurn: 2*i + 1, AnswerTurn: 2*i + 2,

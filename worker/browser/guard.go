@@ -55,6 +55,10 @@ type policy struct {
 	searchHost  string   // host name of KISA_SEARCH_URL
 	consentHost string   // "consent." + the search host without "www."
 	allow       []string // domains whose subdomains count too
+	// site is set for an assistant's own site (VisitRequest.AllowHosts):
+	// pages may also be opened on the allowed domains (its sign-in and
+	// consent hosts), not only on its host.
+	site bool
 }
 
 // newPolicy returns the policy for searchURL and the allowed domains.
@@ -69,7 +73,23 @@ func newPolicy(searchURL string, allow []string) policy {
 // navigation reports whether the main frame may navigate to raw.
 func (p policy) navigation(raw string) bool {
 	host, ok := httpHost(raw)
-	return ok && (host == p.searchHost || host == p.consentHost)
+	switch {
+	case !ok:
+		return false
+	case host == p.searchHost || host == p.consentHost:
+		return true
+	}
+	return p.site && !internal(host) && p.allowed(host)
+}
+
+// allowed reports whether host is one of the allowed domains or under one.
+func (p policy) allowed(host string) bool {
+	for _, d := range p.allow {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
 }
 
 // request reports whether a subresource or a frame may be fetched from
@@ -86,12 +106,7 @@ func (p policy) request(raw string) bool {
 	case host == p.consentHost:
 		return true
 	}
-	for _, d := range p.allow {
-		if host == d || strings.HasSuffix(host, "."+d) {
-			return true
-		}
-	}
-	return false
+	return p.allowed(host)
 }
 
 // httpHost returns the lower-case host name of an http(s) URL.
@@ -258,13 +273,19 @@ func (p *Pool) countBlocked(kind, raw string) {
 // tabs were refused.
 func (p *Pool) Blocked() int64 { return p.blocked.Load() }
 
-// policyFor returns the policy of a visit of visitURL: the pool's, or,
-// when Config.SearchURL is not set, one whose search host is visitURL's.
-func (p *Pool) policyFor(visitURL string) policy {
+// policyFor returns the policy of a visit of req: its own site's when it
+// names the hosts it may reach (an assistant's), else the pool's, or,
+// when Config.SearchURL is not set, one whose search host is req's.
+func (p *Pool) policyFor(req VisitRequest) policy {
+	if req.AllowHosts != nil {
+		pol := newPolicy(req.URL, req.AllowHosts)
+		pol.site = true
+		return pol
+	}
 	if p.policy.searchHost != "" {
 		return p.policy
 	}
-	return newPolicy(visitURL, p.cfg.AllowHosts)
+	return newPolicy(req.URL, p.cfg.AllowHosts)
 }
 
 // validSearchURL reports whether raw is an absolute http(s) URL.

@@ -51,6 +51,9 @@ type Config struct {
 	// that it has none; zero means OverviewWait. An announced overview
 	// still gets OverviewWait to finish streaming.
 	OverviewAppear time.Duration
+	// AnswerWait bounds the wait for each answer of an AI assistant
+	// (ModeAssistant; KISA_ASSISTANT_WAIT); 0 uses OverviewWait.
+	AnswerWait time.Duration
 	// SearchURL is the results page the visits open (KISA_SEARCH_URL).
 	// Tabs navigate only to its host and its consent host ("consent." and
 	// the host without "www."), and reach loopback, private or link-local

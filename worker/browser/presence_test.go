@@ -325,7 +325,7 @@ func TestGeolocationOnlyForSearchOrigin(t *testing.T) {
 	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	tb, err := openTab(ctx, current(t, p), p, p.policyFor(search.URL+"/search"), nil)
+	tb, err := openTab(ctx, current(t, p), p, p.policyFor(VisitRequest{URL: search.URL + "/search"}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

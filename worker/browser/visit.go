@@ -17,6 +17,7 @@ import (
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/geo"
+	"github.com/kisa-dev/kisa/worker/assistants"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -69,9 +70,18 @@ type VisitRequest struct {
 	// Mode is what the visit does once the page has loaded; the zero
 	// value waits for the AI overview and expands it.
 	Mode Mode
-	// Prompts are what a ModeConversation visit asks, in order: the query
-	// and its follow-ups.
+	// Prompts are what a ModeConversation or ModeAssistant visit asks, in
+	// order: the query and its follow-ups.
 	Prompts []string
+	// Hooks are the engine's in-page handles of a ModeAssistant visit.
+	Hooks *assistants.Hooks
+	// AllowHosts, when set, contain the visit to its URL's host (pages
+	// and frames) and these domains with their subdomains (every request)
+	// instead of the pool's search policy: an assistant's own hosts.
+	AllowHosts []string
+	// Timeout, when set, bounds the visit instead of Config.VisitTimeout
+	// (the assistants answer in 10 to 60 s a prompt).
+	Timeout time.Duration
 }
 
 // Mode is what a visit does on its page once it has loaded.
@@ -89,6 +99,10 @@ const (
 	// (AI Mode) one after the other, each once the answer before it has
 	// finished streaming; screenshots are kisa.AIModeShotNames.
 	ModeConversation
+	// ModeAssistant is ModeConversation on an AI assistant's own page,
+	// driven by VisitRequest.Hooks (assistant.go); its screenshots are
+	// kisa.AIModeShotNames too.
+	ModeAssistant
 )
 
 // VisitResult is what a visit saw once the overview had settled and been
@@ -155,7 +169,11 @@ func (p *Pool) newVisit(b *chromium, req VisitRequest) *visit {
 // when ctx ends, and logs how it went. Its errors are those that
 // Pool.Visit documents (see explain).
 func (v *visit) run(ctx context.Context) (VisitResult, error) {
-	deadline, cancel := context.WithTimeout(v.b.ctx, v.p.cfg.VisitTimeout)
+	limit := v.p.cfg.VisitTimeout
+	if v.req.Timeout > 0 {
+		limit = v.req.Timeout
+	}
+	deadline, cancel := context.WithTimeout(v.b.ctx, limit)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 
@@ -195,7 +213,7 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 // succeeded (else closes it). It returns an error wrapping
 // kisa.Unavailable and errTabNotOpened when no tab can be opened.
 func (v *visit) inTab(ctx context.Context) (VisitResult, error) {
-	pol := v.p.policyFor(v.req.URL)
+	pol := v.p.policyFor(v.req)
 	key := tabKey(pol, v.req)
 	t := v.b.takeIdle(ctx, key)
 	if t == nil {
@@ -242,6 +260,8 @@ func (v *visit) steps() (VisitResult, error) {
 		return v.result()
 	case ModeConversation:
 		return v.converse()
+	case ModeAssistant:
+		return v.assist()
 	}
 	err := v.timed(StepSettle, func() (err error) { v.settled, err = v.settle(); return err })
 	if err != nil {
@@ -284,6 +304,9 @@ func (v *visit) load() error {
 	}
 	if err != nil {
 		return fmt.Errorf("%w: navigate: %w", kisa.Unavailable, err)
+	}
+	if v.req.Mode == ModeAssistant {
+		return nil // an assistant's site: its banners and checks are its hooks' (assistant.go)
 	}
 	st, err := v.inspect()
 	if err != nil {
