@@ -425,7 +425,7 @@ func TestFramesAsEnergySaver(t *testing.T) {
 	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	tb, err := openTab(ctx, current(t, p), p, p.policyFor(srv.URL+"/search"), nil)
+	tb, err := openTab(ctx, current(t, p), p, p.policyFor(VisitRequest{URL: srv.URL + "/search"}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
