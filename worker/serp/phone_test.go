@@ -11,11 +11,14 @@ import (
 
 // phoneOverviewPage is a phone's results page of February 2026 modelled on
 // the real one (kjellberg/serp_parser, spec/files/google/2026-02-18-mobile-
-// smhi-nykyrka-motala.html, 537 KB, not stored here): its markup around
-// the overview and two organic results, as saved, without scripts, styles
-// and the rest of the page. The overview stands between the organic
-// results; its aimc answer sits in the 2025 generation's column, its
-// sources are a list inside the block (li.ZZh6Vb a.KEVENd).
+// smhi-nykyrka-motala.html, 537 KB, not stored here, read in parts): the
+// overview and two organic results rebuilt from its markup, the elements,
+// classes and hooks as saved, scripts, styles, images and the rest of the
+// page left out; the chip's record and the source list are the ones the
+// page's script inserts, and the second list item's text (filled by the
+// script) is the publisher's expected answer. The overview stands between
+// the organic results; its aimc answer sits in the 2025 generation's
+// column, its sources are a list inside the block (li.ZZh6Vb a.KEVENd).
 const phoneOverviewPage = "phone-aio-smhi-2026.html"
 
 // TestExtractPhoneOverview2026 reads the phone page's overview (first
