@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kisa-dev/kisa/geo"
@@ -41,6 +42,18 @@ type MonitorTarget struct {
 	// canonical place name or coordinates; nil is the whole country.
 	// Device and Location are part of the target's identity.
 	Location *geo.Location `json:"location,omitempty"`
+	// Samples is how many readings of the target a run makes (1 to 5;
+	// 0 is the API's default, 1).
+	Samples int `json:"samples,omitempty"`
+}
+
+// Brand is one brand a monitor measures in every answer: its name and
+// aliases, its registrable domains, and whether it is the account's own.
+type Brand struct {
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
+	Domains []string `json:"domains,omitempty"`
+	Own     bool     `json:"own"`
 }
 
 // MonitorDefinition is what creating a monitor sends.
@@ -49,6 +62,7 @@ type MonitorDefinition struct {
 	Schedule     MonitorSchedule `json:"schedule"`
 	Targets      []MonitorTarget `json:"targets"`
 	WatchDomains []string        `json:"-"`
+	WatchBrands  []Brand         `json:"-"`
 	WebhookURL   string          `json:"-"`
 	Paused       bool            `json:"paused"`
 }
@@ -56,11 +70,15 @@ type MonitorDefinition struct {
 // MarshalJSON writes the definition as the API takes it.
 func (d MonitorDefinition) MarshalJSON() ([]byte, error) {
 	type plain MonitorDefinition
+	type watch struct {
+		Domains []string `json:"domains"`
+		Brands  []Brand  `json:"brands,omitempty"`
+	}
 	return json.Marshal(struct {
 		plain
-		Watch   map[string][]string `json:"watch"`
-		Webhook *webhookSpec        `json:"webhook,omitempty"`
-	}{plain(d), map[string][]string{"domains": nonNil(d.WatchDomains)}, hook(d.WebhookURL)})
+		Watch   watch        `json:"watch"`
+		Webhook *webhookSpec `json:"webhook,omitempty"`
+	}{plain(d), watch{nonNil(d.WatchDomains), d.WatchBrands}, hook(d.WebhookURL)})
 }
 
 func nonNil(s []string) []string {
@@ -79,6 +97,7 @@ type Monitor struct {
 	Targets     []MonitorTarget `json:"targets"`
 	Watch       struct {
 		Domains []string `json:"domains"`
+		Brands  []Brand  `json:"brands"`
 	} `json:"watch"`
 	Webhook *struct {
 		URL string `json:"url"`
@@ -97,7 +116,7 @@ type MonitorRun struct {
 	Status     string    `json:"status"` // running, done, skipped
 	SkipReason *string   `json:"skipReason"`
 	Counts     struct {
-		Targets, Read, Failed, Changed, Pending int
+		Targets, Readings, Read, Failed, Changed, Pending int
 	} `json:"counts"`
 	StartedAt  time.Time  `json:"startedAt"`
 	FinishedAt *time.Time `json:"finishedAt"`
@@ -119,6 +138,17 @@ type MonitorChange struct {
 	To         int       `json:"to,omitempty"`
 	Position   int       `json:"position,omitempty"`
 	Similarity *float64  `json:"similarity,omitempty"`
+	// Brand names the brand of a brand.* event; Rate and
+	// PreviousInterval are set for a target read in samples.
+	Brand            string    `json:"brand,omitempty"`
+	Rate             *float64  `json:"rate,omitempty"`
+	PreviousInterval *Interval `json:"previousInterval,omitempty"`
+}
+
+// Interval is a rate's 95% Wilson interval.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
 }
 
 // Page is one page of a list; NextCursor is empty on the last page.
@@ -204,12 +234,18 @@ func (c *Client) MonitorChanges(ctx context.Context, id string, since time.Time,
 // the API's defaults) as the API's JSON data, or as CSV with csv true.
 func (c *Client) TargetHistory(ctx context.Context, id, target string, from, to time.Time, csv bool) ([]byte, error) {
 	v := spanQuery(from, to)
+	return c.export(ctx, monitorsPath+"/"+escape(id)+"/targets/"+escape(target)+"/history", v, csv)
+}
+
+// export GETs path with the query v as the API's JSON data, or as CSV
+// (format=csv) with csv true.
+func (c *Client) export(ctx context.Context, path string, v url.Values, csv bool) ([]byte, error) {
 	accept := "application/json"
 	if csv {
 		v.Set("format", "csv")
 		accept = "text/csv"
 	}
-	path := monitorsPath + "/" + escape(id) + "/targets/" + escape(target) + "/history?" + v.Encode()
+	path += "?" + v.Encode()
 	if !csv {
 		var out json.RawMessage
 		_, err := c.Do(ctx, http.MethodGet, path, nil, &out)
@@ -222,12 +258,34 @@ func (c *Client) TargetHistory(ctx context.Context, id, target string, from, to 
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		return nil, fmt.Errorf("kisa: read history: %w", err)
+		return nil, fmt.Errorf("kisa: read %s: %w", path, err)
 	}
 	if res.StatusCode != http.StatusOK {
 		return nil, decodeAnswer(&Response{StatusCode: res.StatusCode, Header: res.Header, Body: b}, nil)
 	}
 	return b, nil
+}
+
+// MonitorBrands returns the brand report in [from, to) (zero times: the
+// API's defaults) grouped by any of surface, country, device, language
+// and day, as the API's JSON data, or as CSV with csv true.
+func (c *Client) MonitorBrands(ctx context.Context, id string, from, to time.Time, groupBy []string, csv bool) ([]byte, error) {
+	v := spanQuery(from, to)
+	if len(groupBy) > 0 {
+		v.Set("groupBy", strings.Join(groupBy, ","))
+	}
+	return c.export(ctx, monitorsPath+"/"+escape(id)+"/brands", v, csv)
+}
+
+// MonitorSources returns the domains the answers cite most in [from, to)
+// (limit 0: the API's default), as the API's JSON data, or as CSV with
+// csv true.
+func (c *Client) MonitorSources(ctx context.Context, id string, from, to time.Time, limit int, csv bool) ([]byte, error) {
+	v := spanQuery(from, to)
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	return c.export(ctx, monitorsPath+"/"+escape(id)+"/sources", v, csv)
 }
 
 // MonitorVisibility returns the visibility report (JSON data) grouped by

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/kisa-dev/kisa/client"
@@ -29,6 +30,8 @@ func monitorCommands() []clientCommand {
 		{"monitors changes", "<id>", "list a monitor's change events (--since)", defineMonitorChanges},
 		{"monitors history", "<id> <target-id>", "show a target's readings (--from, --to, --csv)", defineMonitorHistory},
 		{"monitors visibility", "<id>", "show citation visibility (--from, --to, --group-by day|country)", defineMonitorVisibility},
+		{"monitors brands", "<id>", "show brand visibility (--from, --to, --group-by surface,country,device,language,day, --csv)", defineMonitorBrands},
+		{"monitors sources", "<id>", "show the domains the answers cite most (--from, --to, --limit, --csv)", defineMonitorSources},
 	}
 }
 
@@ -202,6 +205,51 @@ func defineMonitorVisibility(fs *flag.FlagSet) func([]string) (clientCall, error
 		}
 		return clientCall{run: func(ctx context.Context, c *client.Client) (any, error) {
 			return c.MonitorVisibility(ctx, args[0], f, t, *group)
+		}}, nil
+	}
+}
+
+func defineMonitorBrands(fs *flag.FlagSet) func([]string) (clientCall, error) {
+	from := fs.String("from", "", "start, RFC 3339 (API default 30 days before --to)")
+	to := fs.String("to", "", "end, RFC 3339 (API default now)")
+	group := fs.String("group-by", "", "comma-separated: surface, country, device, language, day (none: one group)")
+	csv := fs.Bool("csv", false, "print CSV: one row per group per brand")
+	return exportCall(from, to, csv, func(ctx context.Context, c *client.Client, id string, f, t time.Time) ([]byte, error) {
+		var groups []string
+		if *group != "" {
+			groups = strings.Split(*group, ",")
+		}
+		return c.MonitorBrands(ctx, id, f, t, groups, *csv)
+	})
+}
+
+func defineMonitorSources(fs *flag.FlagSet) func([]string) (clientCall, error) {
+	from := fs.String("from", "", "start, RFC 3339 (API default 30 days before --to)")
+	to := fs.String("to", "", "end, RFC 3339 (API default now)")
+	limit := fs.Int("limit", 0, "domains, 1 to 500 (API default 50)")
+	csv := fs.Bool("csv", false, "print CSV: a row per domain and per domain and surface")
+	return exportCall(from, to, csv, func(ctx context.Context, c *client.Client, id string, f, t time.Time) ([]byte, error) {
+		return c.MonitorSources(ctx, id, f, t, *limit, *csv)
+	})
+}
+
+// exportCall is a command of one monitor id and --from/--to whose answer
+// is JSON, or CSV printed as it is with --csv.
+func exportCall(from, to *string, csv *bool, get func(context.Context, *client.Client, string, time.Time, time.Time) ([]byte, error)) func([]string) (clientCall, error) {
+	return func(args []string) (clientCall, error) {
+		if len(args) != 1 {
+			return clientCall{}, errors.New("give exactly one id")
+		}
+		f, t, err := timeRange(*from, *to)
+		if err != nil {
+			return clientCall{}, err
+		}
+		return clientCall{run: func(ctx context.Context, c *client.Client) (any, error) {
+			b, err := get(ctx, c, args[0], f, t)
+			if *csv {
+				return rawOutput(b), err
+			}
+			return json.RawMessage(b), err
 		}}, nil
 	}
 }
