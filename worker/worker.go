@@ -178,6 +178,12 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 		xerr = pg.read(html, &res)
 		return errors.Is(xerr, kisa.Unrecognised)
 	}
+	req.Redirects = func() []string {
+		if xerr != nil {
+			return nil
+		}
+		return rebaseRedirects(&res, h.searchURL)
+	}
 	v, err := h.browse(ctx, p.CountryCode, req)
 	if ev := (*browser.EvidenceError)(nil); errors.As(err, &ev) {
 		// A page that refused the visit (an assistant's human check,
@@ -197,6 +203,7 @@ func (h *Handler) visit(ctx context.Context, log *slog.Logger, p jobs.OverviewPa
 		return kisa.Result{}, kisa.Fail(kisa.Internal, "", fmt.Errorf("extract: %w", xerr))
 	}
 	pg.settled(&res, v.Settled, p)
+	settleLinks(&res, v.Redirects, res.TakenAt)
 	prefix := fmt.Sprintf("%s/%s/%s/", h.now().UTC().Format("2006-01-02"), p.Key, uuid.NewString())
 	// The page's HTML (gzipped, the slowest part) is stored while the
 	// screenshots go up.

@@ -142,6 +142,7 @@ type guard struct {
 
 	mu       sync.Mutex
 	answered map[fetch.RequestID]bool // proxy challenges answered once
+	follow   *follow                  // opaque redirects being followed, or nil (redirects.go)
 }
 
 // contain sets up the tab's containment and proxy authentication, within
@@ -203,6 +204,10 @@ var unneeded = []network.ResourceType{network.ResourceTypeFont, network.Resource
 func (g *guard) paused(ev *fetch.EventRequestPaused) {
 	if slices.Contains(unneeded, ev.ResourceType) {
 		_ = fetch.FailRequest(ev.RequestID, network.ErrorReasonBlockedByClient).Do(g.exec)
+		return
+	}
+	if f := g.following(); f != nil && f.intercept(ev) {
+		g.stopRedirect(ev)
 		return
 	}
 	nav := ev.ResourceType == network.ResourceTypeDocument && ev.FrameID == g.mainID

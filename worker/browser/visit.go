@@ -64,6 +64,10 @@ type VisitRequest struct {
 	// tab closes; when it reports true, VisitResult.FullPage holds a
 	// screenshot of the whole page (evidence of a page not recognised).
 	FullPage func(html string) bool
+	// Redirects, when set, is asked after FullPage for the links of the
+	// page that go through the engine's opaque redirect (absolute URLs);
+	// VisitResult.Redirects holds the targets the visit learnt for them.
+	Redirects func() []string
 	// Proxy is the proxy server the visit's browser context connects through; nil
 	// connects directly.
 	Proxy *Proxy
@@ -128,6 +132,11 @@ type VisitResult struct {
 	// Steps is how long each step of the visit took, keyed by the Step*
 	// names (a step that did not happen is absent).
 	Steps map[string]time.Duration
+	// Redirects are the targets of the links VisitRequest.Redirects gave,
+	// learnt through the engine's redirect in the visit's own tab (its
+	// cookies and proxy), by link; a link whose target the visit did not
+	// learn within FollowWait is absent. No target page is loaded.
+	Redirects map[string]string
 }
 
 // The steps of a visit that VisitResult.Steps times.
@@ -138,6 +147,8 @@ const (
 	StepSettle      = "settle"
 	StepExpand      = "expand"
 	StepScreenshots = "screenshots"
+	// StepRedirects is the following of the answer's opaque redirects.
+	StepRedirects = "redirects"
 )
 
 // visit is one page visit: a request in one browser, from opening its tab
@@ -658,6 +669,9 @@ func (v *visit) result() (VisitResult, error) {
 		if res.FullPage, err = v.captureFullPage(); err != nil {
 			return VisitResult{}, err
 		}
+	}
+	if v.req.Redirects != nil {
+		_ = v.timed(StepRedirects, func() error { res.Redirects = v.followRedirects(v.req.Redirects()); return nil })
 	}
 	res.Screenshots, res.Steps = v.shots, v.took
 	return res, nil

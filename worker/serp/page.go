@@ -39,6 +39,10 @@ const (
 	// is there, the number of turns, one still streams, and a signature
 	// of the last turn's answer text ("" while it is empty).
 	AskConversation = "conversation"
+	// AskFollowLinks, with FollowLinks as its argument: requests each URL
+	// from the page (credentials included) and answers how many answered
+	// within WaitMs; the browser learns the redirects' targets meanwhile.
+	AskFollowLinks = "followLinks"
 )
 
 // ConsentSubmit is the control inside ConsentRejectForm that submits it.
@@ -80,6 +84,14 @@ type OverviewState struct {
 type OverviewChange struct {
 	// Last is the state answered before; nil answers at the first look.
 	Last *OverviewState `json:"last"`
+	// WaitMs bounds the wait in milliseconds.
+	WaitMs int64 `json:"waitMs"`
+}
+
+// FollowLinks is the argument of AskFollowLinks.
+type FollowLinks struct {
+	// URLs are the links to request, absolute.
+	URLs []string `json:"urls"`
 	// WaitMs bounds the wait in milliseconds.
 	WaitMs int64 `json:"waitMs"`
 }

@@ -103,6 +103,18 @@
       return { box: !!q(sel.aiModeFollowUp), turns: turns.length, busy: !!q(sel.aiModeStreaming),
         sig: text.trim() ? text.length + ":" + hash : "" };
     }
+    case "followLinks":
+      // Requests each of arg.urls (the engine's opaque redirects) from the
+      // page, with its cookies, for the browser to learn where each one
+      // points; answers how many answered before arg.waitMs passed. The
+      // browser stops every request a redirect leads to: no target loads.
+      return new Promise((resolve) => {
+        let n = 0;
+        const all = arg.urls.map((u) => fetch(u, { credentials: "include", cache: "no-store", mode: "no-cors" })
+          .then(() => n++, () => n++));
+        Promise.all(all).then(() => resolve(n));
+        setTimeout(() => resolve(n), arg.waitMs);
+      });
     case "pageArea":
       return { x: 0, y: 0, width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight };
   }
