@@ -482,10 +482,13 @@ func seedResources(tb testing.TB, srv *testServer, acc uuid.UUID) (integration, 
 // query "cached frogs" (us, en), as a worker would have.
 func storeCachedOverview(tb testing.TB, rdb *redis.Client) {
 	tb.Helper()
-	c := kisa.Citation{URL: "https://nature.example/frogs", Title: "Frogs", Source: "Nature", Favicon: "https://nature.example/icon.png"}
+	// A link resolved through the engine's opaque redirect, its card dated.
+	resolved := true
+	state := kisa.LinkState{PublishedAt: "2026-08-21", Resolved: &resolved}
+	c := kisa.Citation{URL: "https://nature.example/frogs", Title: "Frogs", Source: "Nature", Favicon: "https://nature.example/icon.png", LinkState: state}
 	res := kisa.Result{TakenAt: time.Now(), RawHTML: "page.html.gz", Overview: kisa.Overview{HasOverview: true, Complete: true, Text: "Frogs are green.",
 		Citations: []kisa.Citation{c}, Paragraphs: []kisa.Paragraph{{Text: "Frogs are green.", Citations: []kisa.Citation{c}}},
-		Sources: []kisa.Source{{URL: "https://nature.example/frogs", Title: "Frogs", Source: "nature.example", Icon: "https://nature.example/icon.png"}}},
+		Sources: []kisa.Source{{URL: "https://nature.example/frogs", Title: "Frogs", Source: "nature.example", Icon: "https://nature.example/icon.png", LinkState: state}}},
 		Screenshots: map[string]string{kisa.ShotInitial: "a.png", kisa.ShotAfterLoad: "b.png", kisa.ShotAfterExpand: "c.png"}}
 	key := overview.Request{Query: "cached frogs", Country: "us", Language: "en", Screenshots: true}.Key()
 	results := testenv.Results(tb, rdb, testResultsPrefix)

@@ -29,8 +29,8 @@ const (
 )
 
 var (
-	sourceFields   = []string{"url", "title", "source", "icon"}
-	citationFields = []string{"url", "title", "source", "favicon"}
+	sourceFields   = []string{"url", "title", "source", "icon", "publishedAt", "resolved"}
+	citationFields = []string{"url", "title", "source", "favicon", "publishedAt", "resolved"}
 )
 
 // validation collects every problem of a request, by field path.

@@ -116,6 +116,18 @@ type Citation struct {
 	// Position is the citation's 1-based place in a conversation's
 	// answer (AI Mode, the assistants); 0 on the overview.
 	Position int `json:"position,omitempty"`
+	LinkState
+}
+
+// LinkState is what a citation or source shows beside its link.
+type LinkState struct {
+	// PublishedAt is the date its card shows (YYYY-MM-DD, or as shown for
+	// a day without a year); empty when it shows none.
+	PublishedAt string `json:"publishedAt,omitempty"`
+	// Resolved is set when the page links through the engine's opaque
+	// redirect: true when URL is the target, false when URL is the
+	// redirect link itself.
+	Resolved *bool `json:"resolved,omitempty"`
 }
 
 // Source is a website listed beside the overview.
@@ -129,6 +141,7 @@ type Source struct {
 	// and whether an inline citation points at it.
 	Position int   `json:"position,omitempty"`
 	Cited    *bool `json:"cited,omitempty"`
+	LinkState
 }
 
 // Screenshots are presigned PNG URLs, valid for 24 hours.

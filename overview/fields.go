@@ -21,8 +21,8 @@ func Trim(ov kisa.Overview, sel Fields) map[string]any {
 	}
 	sources := make([]map[string]any, 0, len(ov.Sources))
 	for _, s := range ov.Sources {
-		sources = append(sources, pick(sel.Sources, map[string]any{
-			"url": s.URL, "title": s.Title, "source": s.Source, "icon": s.Icon}))
+		sources = append(sources, pick(sel.Sources, withLinkState(map[string]any{
+			"url": s.URL, "title": s.Title, "source": s.Source, "icon": s.Icon}, s.LinkState)))
 	}
 	return map[string]any{
 		"hasOverview": ov.HasOverview,
@@ -37,10 +37,23 @@ func Trim(ov kisa.Overview, sel Fields) map[string]any {
 func citationList(cs []kisa.Citation, keep []string) []map[string]any {
 	out := make([]map[string]any, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, pick(keep, map[string]any{
-			"url": c.URL, "title": c.Title, "source": c.Source, "favicon": c.Favicon}))
+		out = append(out, pick(keep, withLinkState(map[string]any{
+			"url": c.URL, "title": c.Title, "source": c.Source, "favicon": c.Favicon}, c.LinkState)))
 	}
 	return out
+}
+
+// withLinkState adds to a source's or citation's fields the date its card
+// shows and whether its URL was resolved through the engine's opaque
+// redirect, each when the page gave it.
+func withLinkState(m map[string]any, s kisa.LinkState) map[string]any {
+	if s.PublishedAt != "" {
+		m["publishedAt"] = s.PublishedAt
+	}
+	if s.Resolved != nil {
+		m["resolved"] = *s.Resolved
+	}
+	return m
 }
 
 // pick keeps the keys of m listed in keep; a nil keep keeps them all.

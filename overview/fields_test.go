@@ -81,3 +81,31 @@ func TestTrimOverviewKeepsInput(t *testing.T) {
 		t.Errorf("second trim (-want +got):\n%s", diff)
 	}
 }
+
+// TestTrimLinkState: a source's or citation's card date and whether its
+// URL was resolved through the engine's opaque redirect are answered when
+// the page gave them, and can be selected like the other fields.
+func TestTrimLinkState(t *testing.T) {
+	yes, no := true, false
+	ov := kisa.Overview{HasOverview: true,
+		Citations: []kisa.Citation{
+			{URL: "https://a.example/1", Title: "A", LinkState: kisa.LinkState{PublishedAt: "2026-08-21", Resolved: &yes}},
+			{URL: "https://www.google.com/goto?url=CAES1", Title: "B", LinkState: kisa.LinkState{Resolved: &no}},
+		},
+		Sources: []kisa.Source{{URL: "https://a.example/1", Title: "A", LinkState: kisa.LinkState{PublishedAt: "2026-08-21", Resolved: &yes}}}}
+	got := testenv.MustJSON(t, Trim(ov, Fields{Citations: []string{"url", "resolved"}, Sources: []string{"publishedAt"}}))
+	want := `{"hasOverview":true,"complete":false,"text":"","paragraphs":[],` +
+		`"citations":[{"url":"https://a.example/1","resolved":true},{"url":"https://www.google.com/goto?url=CAES1","resolved":false}],` +
+		`"sources":[{"publishedAt":"2026-08-21"}]}`
+	if diff := testenv.JSONDiff(t, want, got); diff != "" {
+		t.Errorf("results mismatch (-want +got):\n%s", diff)
+	}
+	got = testenv.MustJSON(t, Trim(ov, Fields{ParagraphText: true}))
+	want = `{"hasOverview":true,"complete":false,"text":"","paragraphs":[],` +
+		`"citations":[{"url":"https://a.example/1","title":"A","source":"","favicon":"","publishedAt":"2026-08-21","resolved":true},` +
+		`{"url":"https://www.google.com/goto?url=CAES1","title":"B","source":"","favicon":"","resolved":false}],` +
+		`"sources":[{"url":"https://a.example/1","title":"A","source":"","icon":"","publishedAt":"2026-08-21","resolved":true}]}`
+	if diff := testenv.JSONDiff(t, want, got); diff != "" {
+		t.Errorf("no selection (-want +got):\n%s", diff)
+	}
+}

@@ -43,6 +43,29 @@ func TestSurfacesEndToEnd(t *testing.T) {
 			"afterExpand": r.Screenshots.Response})
 	})
 
+	t.Run("AI Mode whose links go through the engine's redirect", func(t *testing.T) {
+		out, err := s.api.AIMode(ctx, client.AIModeRequest{Query: serpfixture.OpaqueQuery + " on mars rovers", CountryCode: "us", LanguageCode: "en",
+			Screenshots: new(bool)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := out.Results.Sources
+		if len(src) < 2 {
+			t.Fatalf("sources = %+v", src)
+		}
+		first, last := src[0], src[len(src)-1]
+		if first.URL != "https://en.wikipedia.org/w/index.php?search=latest+news+on+mars+rovers" || first.Resolved == nil || !*first.Resolved ||
+			first.PublishedAt != "2026-08-21" || first.Title == "" || first.Source != "en.wikipedia.org" {
+			t.Errorf("first source = %+v, want its target, resolved, dated", first)
+		}
+		if !strings.HasSuffix(last.URL, "/goto?url=CAESexpired") || last.Resolved == nil || *last.Resolved || last.Title == "" {
+			t.Errorf("last source = %+v, want the expired redirect link, resolved false", last)
+		}
+		if c := out.Results.Citations; len(c) == 0 || c[0].Resolved == nil || !*c[0].Resolved || strings.Contains(c[0].URL, "/goto") {
+			t.Errorf("citations = %+v, want resolved targets", c)
+		}
+	})
+
 	t.Run("AI Mode not offered in France", func(t *testing.T) {
 		out, err := s.api.AIMode(ctx, client.AIModeRequest{Query: "pourquoi le ciel est bleu", CountryCode: "fr", LanguageCode: "fr",
 			Screenshots: new(bool)})

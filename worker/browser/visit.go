@@ -671,7 +671,9 @@ func (v *visit) result() (VisitResult, error) {
 		}
 	}
 	if v.req.Redirects != nil {
-		_ = v.timed(StepRedirects, func() error { res.Redirects = v.followRedirects(v.req.Redirects()); return nil })
+		if links := v.req.Redirects(); len(links) > 0 {
+			_ = v.timed(StepRedirects, func() error { res.Redirects = v.followRedirects(links); return nil })
+		}
 	}
 	res.Screenshots, res.Steps = v.shots, v.took
 	return res, nil
