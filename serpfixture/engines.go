@@ -136,7 +136,7 @@ func (s *Server) handleEngineRender(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		t.HTML = string(b)
+		t.HTML = string(s.rewrite(prompts, b))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -181,6 +181,36 @@ func (s *Server) enginePage(engine string, p assistants.Page) ([]byte, error) {
 		return slices.Concat(b[:i], []byte(script), b[i:]), nil
 	}
 	return append([]byte(script), b...), nil
+}
+
+// SetEngineRewrite makes every engine's site answer a conversation whose
+// first prompt contains prompt (case folded) with each old string of
+// pairs (old, new, old, new, ...) replaced by its new one: an answer that
+// changes between two readings (a monitor's change events). No pairs
+// undo it.
+func (s *Server) SetEngineRewrite(prompt string, pairs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rewrites == nil {
+		s.rewrites = map[string][]string{}
+	}
+	s.rewrites[strings.ToLower(prompt)] = pairs
+}
+
+// rewrite applies SetEngineRewrite's replacements for prompts to page.
+func (s *Server) rewrite(prompts []string, page []byte) []byte {
+	if len(prompts) == 0 {
+		return page
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := strings.ToLower(prompts[0])
+	for p, pairs := range s.rewrites {
+		if strings.Contains(first, p) && len(pairs) > 1 {
+			page = []byte(strings.NewReplacer(pairs...).Replace(string(page)))
+		}
+	}
+	return page
 }
 
 // engineBehaviour is the behaviour a prompt asks for ("" for an answer).

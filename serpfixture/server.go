@@ -64,8 +64,9 @@ type Server struct {
 	mu           sync.Mutex
 	visits       map[string]int
 	consentShown int
-	variants     map[string]Variant // SetVariant
-	seen         map[string]Seen    // by normalised query; see Seen
+	variants     map[string]Variant  // SetVariant
+	seen         map[string]Seen     // by normalised query; see Seen
+	rewrites     map[string][]string // SetEngineRewrite
 }
 
 // New returns a Server configured by opts. It panics only if the embedded

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kisa-dev/kisa/client"
+	"github.com/kisa-dev/kisa/monitor"
 	"github.com/kisa-dev/kisa/serpfixture"
 	"github.com/kisa-dev/kisa/testenv"
 )
@@ -104,6 +107,49 @@ func TestAssistantsEndToEnd(t *testing.T) {
 		}
 		if strings.Join(surfaces, ",") != ",gemini,chatgpt" {
 			t.Errorf("batch jobs name surfaces %q", surfaces)
+		}
+	})
+
+	t.Run("monitor targets and their change events", func(t *testing.T) {
+		_, key := newAccountKey(t, testenv.Postgres(t))
+		prompt := "quiet air purifier " + testenv.RandomHex(3)
+		body := fmt.Sprintf(`{"name":"Purifiers","schedule":{"type":"daily","time":"%s"},"watch":{"domains":["example.com"]},
+			"targets":[{"surface":"chatgpt","query":%q,"countryCode":"us","languageCode":"en"},{"surface":"copilot","query":%q,"countryCode":"us","languageCode":"en"}]}`,
+			time.Now().UTC().Add(-2*time.Hour).Format("15:04"), prompt, prompt)
+		status, _, raw := call(t, http.MethodPost, s.base+"/v1/monitors", key, body)
+		if status != http.StatusCreated {
+			t.Fatalf("create: %d %s", status, raw)
+		}
+		base := s.base + "/v1/monitors/" + dataOf[monitor.View](t, raw).ID
+		first := runNow(t, s, key, base)
+		if first.Counts.Read != 2 {
+			t.Fatalf("first run = %+v, want both targets read", first)
+		}
+		// ChatGPT's answer now cites example.com instead of WIRED and says
+		// something else; Copilot's does not change.
+		s.fixture.SetEngineRewrite(prompt, "https://www.wired.com/story/youre-probably-using-your-air-purifier-wrong",
+			"https://www.example.com/air", ">WIRED<", ">Example<", "quickly and quietly", "quietly and cheaply")
+		second := runNow(t, s, key, base)
+		status, _, raw = call(t, http.MethodGet, base+"/changes?since=2000-01-01", key, "")
+		if status != http.StatusOK {
+			t.Fatalf("changes: %d %s", status, raw)
+		}
+		var got []string
+		for _, c := range dataOf[monitor.Page[monitor.ChangeView]](t, raw).Items {
+			if c.RunID == second.ID {
+				got = append(got, c.Target.Surface+" "+c.Kind)
+			}
+		}
+		slices.Sort(got)
+		for _, want := range []string{"chatgpt domain.cited", "chatgpt source.added", "chatgpt source.removed"} {
+			if !slices.Contains(got, want) {
+				t.Errorf("changes of the second run %v lack %q", got, want)
+			}
+		}
+		for _, g := range got {
+			if strings.HasPrefix(g, "copilot ") {
+				t.Errorf("copilot's unchanged answer changed: %v", got)
+			}
 		}
 	})
 
