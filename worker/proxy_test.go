@@ -356,3 +356,18 @@ func (e handlerEnv) processIn(t *testing.T, query, country string) (jobs.Outcome
 	}
 	return out, perr
 }
+
+// TestRotateOnRefusedPages: an assistant's page that refused the visit
+// as a human check, sign-in wall or usage limit (kisa.Blocked, with its
+// evidence) cools its proxy down and tries the next, as Google's CAPTCHA
+// does; the engine's own error (kisa.Unavailable) does not.
+func TestRotateOnRefusedPages(t *testing.T) {
+	blocked := &browser.EvidenceError{Err: fmt.Errorf("%w: ChatGPT showed a human check", kisa.Blocked)}
+	failed := &browser.EvidenceError{Err: fmt.Errorf("%w: ChatGPT answered with its own error", kisa.Unavailable)}
+	if !rotate(blocked) || !rotate(fmt.Errorf("visit: %w", blocked)) {
+		t.Error("a refused page does not rotate the proxy")
+	}
+	if rotate(failed) {
+		t.Error("the engine's own error rotates the proxy")
+	}
+}

@@ -81,7 +81,9 @@ func newHandlerEnv(t *testing.T, s3 storage.S3Config) handlerEnv {
 	results := testenv.Results(t, rdb, "test:")
 	reg := prometheus.NewRegistry()
 	h, err := NewHandler(HandlerOptions{Pool: pool, Artifacts: shots, Finisher: testFinisher(t, rdb, results),
-		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler), Observer: NewMetrics(reg, pool)})
+		SearchURL: fx.URL + "/search", Logger: slog.New(slog.DiscardHandler), Observer: NewMetrics(reg, pool),
+		Sites: map[kisa.Surface]Site{kisa.SurfaceChatGPT: {URL: fx.URL + serpfixture.EnginePath("chatgpt")},
+			kisa.SurfaceGemini: {URL: fx.URL + serpfixture.EnginePath("gemini")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,6 +207,53 @@ func TestProcessTask(t *testing.T) {
 			t.Errorf("err %v, outcome %+v; want SkipRetry and %+v", err, out, want)
 		}
 	})
+}
+
+// TestProcessAssistantTask checks an assistant's task on the fixture's
+// sites: the answer, finished (positions, cited, Markdown); the pages
+// that refuse the visit and the unknown layout told as their failures
+// with the page kept as evidence.
+func TestProcessAssistantTask(t *testing.T) {
+	s3 := testenv.S3(t)
+	e := newHandlerEnv(t, s3)
+	if err := e.shots.EnsureBucket(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(surface kisa.Surface, prompt string) (jobs.Outcome, error) {
+		return e.processPayload(t, jobs.OverviewPayload{Key: "k-" + testenv.RandomHex(4), Query: prompt, Surface: surface,
+			CountryCode: "us", LanguageCode: "en", Screenshots: true, WebSearch: true})
+	}
+	t.Run("answer", func(t *testing.T) {
+		out, err := ask(kisa.SurfaceGemini, "best air purifier")
+		if err != nil || out.Result == nil || out.Result.Answer == nil {
+			t.Fatalf("err %v, outcome %+v", err, out)
+		}
+		a := out.Result.Answer
+		if !a.HasAnswer || !a.Complete || a.Markdown == "" || len(a.Sources) == 0 || a.Sources[0].Position != 1 ||
+			a.Sources[0].Cited == nil || len(out.Result.Screenshots) != 3 {
+			t.Errorf("result = %+v", out.Result)
+		}
+	})
+	for _, tt := range []struct {
+		prompt string
+		want   kisa.Failure
+	}{
+		{"a human check", kisa.Blocked},
+		{"a sign-in wall", kisa.Blocked},
+		{"a usage limit", kisa.Blocked},
+		{"an engine error", kisa.Unavailable},
+		{"an unknown layout", kisa.Unrecognised},
+	} {
+		t.Run(tt.prompt, func(t *testing.T) {
+			out, _ := ask(kisa.SurfaceChatGPT, tt.prompt)
+			if out.Failure != tt.want || !strings.HasPrefix(out.Evidence, storage.EvidencePrefix) {
+				t.Fatalf("outcome %+v; want %s with evidence", out, tt.want)
+			}
+			if page := e.download(t, out.Evidence+"page.html.gz"); !strings.Contains(page, "<html") {
+				t.Errorf("evidence HTML %.80q is not the page", page)
+			}
+		})
+	}
 }
 
 // TestProcessTaskCaches checks that the worker caches a result for the
