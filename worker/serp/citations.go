@@ -159,7 +159,7 @@ func anchorCitation(p pageDoc, a *goquery.Selection, idx linkIndex) (kisa.Citati
 		return kisa.Citation{}, false
 	}
 	label := strings.TrimSpace(a.AttrOr("aria-label", ""))
-	label = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(label, ChipLinkLabelSuffix), "."))
+	label = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(label, ChipLinkLabelSuffix)), "."))
 	site, title := "", label
 	if i := strings.Index(label, ChipLinkLabelSeparator); i >= 0 {
 		site, title = strings.TrimSpace(label[:i]), strings.TrimSpace(label[i+len(ChipLinkLabelSeparator):])
