@@ -101,6 +101,32 @@ func TestReadSavedPages(t *testing.T) {
 			t.Errorf("hasAnswer %v, %d turns, text %.60q; want true, %d turns, %.60q", got["hasAnswer"], len(turns), got["text"], len(want.Turns), want.Text)
 		}
 	})
+	t.Run("the AI assistants' real pages: answers, turns, cited sources", func(t *testing.T) {
+		dir := "../../worker/assistants/testdata"
+		got, err := readPage(t, nil, nil, "--surface", "perplexity", filepath.Join(dir, "perplexity-thread-what-day-is-it-2024-12.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a kisa.Answer
+		recode(t, got, &a)
+		if !a.HasAnswer || !strings.HasPrefix(a.Text, "Today is Thursday, December 19, 2024.") || len(a.Sources) != 4 ||
+			len(a.Turns) != 1 || !strings.HasPrefix(a.Turns[0].Text, "There are 12 days left in 2024.") || len(a.Turns[0].Citations) != 3 {
+			t.Errorf("perplexity: %+v", a)
+		}
+		if c := a.Sources[2].Cited; c == nil || !*c || a.Sources[2].URL != "https://www.epochconverter.com/daynumbers" || a.Sources[2].Position != 3 {
+			t.Errorf("perplexity's third source = %+v, want epochconverter's day numbers at 3, cited", a.Sources[2])
+		}
+		got, err = readPage(t, nil, nil, "--surface", "chatgpt", filepath.Join(dir, "chatgpt-share-air-purifier-2026-06.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b kisa.Answer
+		recode(t, got, &b)
+		if !b.HasAnswer || !strings.HasPrefix(b.Text, "For a bedroom air purifier, the most important thing") || len(b.Citations) != 4 ||
+			!strings.Contains(b.Markdown, "| Bedroom-focused | Yes | Yes | Yes |") {
+			t.Errorf("chatgpt: hasAnswer %v, %d citations, text %.60q", b.HasAnswer, len(b.Citations), b.Text)
+		}
+	})
 	t.Run("standard input, gzip as the bucket stores it: the same reading", func(t *testing.T) {
 		page, err := os.ReadFile(filepath.Join(captured, "web-hotels-2023.html"))
 		if err != nil {
