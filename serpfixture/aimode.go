@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // AI Mode (/search?udm=50) in the real page's markup (the captured AI
@@ -20,7 +19,10 @@ import (
 // and its dialog); citation chips as in the overview. The answer streams
 // in after the page loads: the subtree is aria-busy="true" and the column
 // ends in a "Generating..." status line until the answer is whole (a
-// modelled hook: the saved real pages are all finished). Above the turns
+// modelled hook: the saved real pages are all finished); then the answer
+// shows its feedback buttons ("Good response", "Bad response", toggles
+// with aria-pressed), as every finished answer of the real conversation
+// does. Above the turns
 // the search box of the live page (a textarea named q, a combobox, in a
 // role="search" form); below them AI Mode's composer (a textarea in its
 // input plate, data-xid="aim-mars-input-plate"): asking in it appends a
@@ -41,15 +43,20 @@ type aiModeData struct {
 	Notice string
 	Turns  template.HTML
 	Stream template.JS
+	// Params are the request's stream parameters (ParamDelay...), which the
+	// prompt box and the follow-ups pass on.
+	Params url.Values
 }
 
 // aiTurn is one turn's markup: its shell (prompt, empty busy answer) and
 // the chunks that stream into it, or the finished turn.
 type aiTurn struct {
-	Shell  string  `json:"shell"`
-	Chunks []chunk `json:"chunks"`
-	Delay  int64   `json:"delay"`
-	Stall  bool    `json:"stall"`
+	Shell    string   `json:"shell"`
+	Chunks   []chunk  `json:"chunks"`
+	Schedule schedule `json:"schedule"`
+	Stall    bool     `json:"stall"`
+	// Actions are the feedback buttons the turn shows once it is whole.
+	Actions string `json:"actions"`
 }
 
 // handleAIMode serves /search?udm=50: the start page without a query, the
@@ -71,8 +78,13 @@ func (s *Server) handleAIMode(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/sorry/index?"+v.Encode(), http.StatusFound, "captcha")
 		return
 	}
+	st, err := s.streamFor(q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	b, err := s.pages.aiMode(aiModeRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1",
-		followUps: q["fu"], delay: s.delay})
+		followUps: q["fu"], stream: st, params: streamParams(q)})
 	if err != nil {
 		s.log.Error("render AI Mode page", "query", query, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
@@ -84,12 +96,18 @@ func (s *Server) handleAIMode(w http.ResponseWriter, r *http.Request) {
 	s.writeHTML(w, r, http.StatusOK, b, "AI Mode")
 }
 
-// handleAITurn serves GET /aimode/turn?q=&hl=&n=: the JSON of turn n (2
-// for the first follow-up) answering q, for the page's follow-up box.
+// handleAITurn serves GET /aimode/turn?q=&hl=&n=[&delay=&generating=&pause=]:
+// the JSON of turn n (2 for the first follow-up) answering q, for the
+// page's follow-up box.
 func (s *Server) handleAITurn(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	n, _ := strconv.Atoi(q.Get("n"))
-	t := aiTurnFor(q.Get("q"), langOf(q.Get("hl")), max(n, 2), s.delay, false)
+	st, err := s.streamFor(q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	t := aiTurnFor(q.Get("q"), langOf(q.Get("hl")), max(n, 2), st, false)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	if err := json.NewEncoder(w).Encode(t); err != nil {
@@ -102,13 +120,14 @@ type aiModeRequest struct {
 	query, hl, gl string
 	final         bool
 	followUps     []string // final only: the follow-ups already answered
-	delay         time.Duration
+	stream        Stream
+	params        url.Values // the stream parameters to pass on
 }
 
 // aiMode renders an AI Mode page.
 func (p *pages) aiMode(req aiModeRequest) ([]byte, error) {
 	w := wordsFor(req.hl)
-	d := aiModeData{Query: strings.TrimSpace(req.query), HL: req.hl, GL: req.gl, W: w}
+	d := aiModeData{Query: strings.TrimSpace(req.query), HL: req.hl, GL: req.gl, W: w, Params: req.params}
 	switch {
 	case aiModeUnavailable(req.gl):
 		d.Notice = noticeFor(req.hl)
@@ -116,11 +135,11 @@ func (p *pages) aiMode(req aiModeRequest) ([]byte, error) {
 	case req.final:
 		var sb strings.Builder
 		for i, prompt := range append([]string{req.query}, req.followUps...) {
-			sb.WriteString(aiTurnFor(prompt, req.hl, i+1, 0, true).Shell)
+			sb.WriteString(aiTurnFor(prompt, req.hl, i+1, Stream{}, true).Shell)
 		}
 		d.Turns = template.HTML(sb.String())
 	default:
-		t := aiTurnFor(req.query, req.hl, 1, req.delay, false)
+		t := aiTurnFor(req.query, req.hl, 1, req.stream, false)
 		d.Turns = template.HTML(t.Shell)
 		b, err := json.Marshal(t)
 		if err != nil {
@@ -154,10 +173,10 @@ func noticeFor(hl string) string {
 }
 
 // aiTurnFor returns turn n answering prompt: finished (final) or as a
-// busy shell and its chunks. A prompt containing StalledQuery stops
-// streaming half-way; one containing UnknownQuery is answered in markup
-// the aimc reading does not know.
-func aiTurnFor(prompt, hl string, n int, delay time.Duration, final bool) aiTurn {
+// busy shell and its chunks, streaming as st says. A prompt containing
+// StalledQuery stops streaming half-way; one containing UnknownQuery is
+// answered in markup the aimc reading does not know.
+func aiTurnFor(prompt, hl string, n int, st Stream, final bool) aiTurn {
 	key := NormaliseQuery(prompt)
 	w := wordsFor(hl)
 	ov := overviewFor(key, hl)
@@ -175,11 +194,17 @@ func aiTurnFor(prompt, hl string, n int, delay time.Duration, final bool) aiTurn
 		chunks = []chunk{{To: "answer", HTML: `<p class="nx-p">` + esc(prompt) + ` is answered in markup kisa does not know.</p>`}}
 	}
 	if !final {
-		return aiTurn{Shell: turnShell(prompt, column, true, "", ""), Chunks: chunks, Delay: delay.Milliseconds(), Stall: stall}
+		return aiTurn{Shell: turnShell(prompt, column, true, "", ""), Chunks: chunks, Schedule: st.scheduleOf(len(chunks)),
+			Stall: stall, Actions: answerActions}
 	}
 	answer, side := joinChunks(chunks)
 	return aiTurn{Shell: turnShell(prompt, column, stall, string(answer), string(side))}
 }
+
+// answerActions are the feedback buttons at the end of a finished answer,
+// as the real page shows them in the answer's subtree (icons left out).
+const answerActions = `<div class="aim-actions"><button class="aim-act" aria-label="Good response" aria-pressed="false">&#x1F44D;&#xFE0E;</button>` +
+	`<button class="aim-act" aria-label="Bad response" aria-pressed="false">&#x1F44E;&#xFE0E;</button></div>`
 
 // relatedBlock is a paragraph that links a page beyond the answer's
 // sources, through the engine's redirect.
@@ -192,17 +217,17 @@ func relatedBlock(key string) string {
 // turnShell renders one turn: the prompt heading and the aimc subtree
 // with the answer in a column of the given attributes and the side panel;
 // a busy turn is marked aria-busy and ends in the "Generating..." status
-// line.
+// line; a finished one shows its feedback buttons.
 func turnShell(prompt, column string, busy bool, answer, aside string) string {
-	attr, status := "", ""
+	attr, status, actions := "", "", answerActions
 	if busy {
-		attr, status = ` aria-busy="true"`, `<div class="aim-status" role="status" aria-live="polite">Generating...</div>`
+		attr, status, actions = ` aria-busy="true"`, `<div class="aim-status" role="status" aria-live="polite">`+generatingStatus+`...</div>`, ""
 	}
 	return `<div class="CKgc1d" data-scope-id="turn"><div class="ilZyRc R7mRQb"><span class="VndcI" role="heading" aria-level="2">` +
 		`<span class="iMqumd">You said:</span> <span class="aim-q">` + esc(prompt) + `</span></span></div>` +
 		`<div data-subtree="aimc" class="aim-answer"` + attr + `><div class="pWvJNd">` +
 		`<div ` + column + `>` + answer + status + `</div>` +
-		`<div data-container-id="rhs-col" class="aim-rhs">` + aside + `</div></div></div></div>`
+		`<div data-container-id="rhs-col" class="aim-rhs">` + aside + `</div></div>` + actions + `</div></div>`
 }
 
 // An AI Mode page whose query contains HostileQuery tries to reach

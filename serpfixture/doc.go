@@ -68,7 +68,7 @@
 // the notice "AI Mode isn't available in your country" (French for
 // hl=fr); else the conversation with the query's turn, whose answer
 // streams in over Options.OverviewDelay (aria-busy and a "Generating..."
-// status line until whole), with citation chips, a side panel of sources
+// status line until whole, then its feedback buttons), with citation chips, a side panel of sources
 // with "Show all", a link beyond its sources, and the follow-up box: a
 // prompt asked there appends a turn that streams the same way.
 // ?final=1 (and fu= for each follow-up) serves the finished state, as
@@ -93,10 +93,14 @@
 // redirect counts as one visit of its query (Server.Visits).
 //
 // An overview page behaves like the real one in a browser: the block
-// first shows an empty "loading" state; after 40% of Options.OverviewDelay
-// a script appends the answer block by block, then the side panel, until
-// the delay has passed; then the collapsed "Show more" control appears
-// (aria-expanded="false"). The whole answer is in the DOM from then on,
+// first shows an empty "loading" state (with Options.Generating, for that
+// long and with the engine's "Generating" status in its heading); after
+// 40% of Options.OverviewDelay a script appends the answer block by block,
+// then the side panel, until the delay has passed (with Options.Pause, in
+// bursts with silences of that length); then the collapsed "Show more"
+// control appears (aria-expanded="false") and the block is marked
+// data-loaded. The query parameters delay, generating and pause override
+// these options for one page (Stream). The whole answer is in the DOM from then on,
 // clipped by CSS; clicking the control sets aria-expanded="true" and
 // unclips it. The streamed chunks are exactly the markup of the final
 // page, which ?final=1 and FinalPage serve directly.

@@ -117,7 +117,7 @@ func (s *Server) handleEngineRender(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	prompts := q["p"]
-	t := engineTurn{Delay: s.delay.Milliseconds()}
+	t := engineTurn{Delay: s.stream.Delay.Milliseconds()}
 	behaviour := ""
 	if len(prompts) > 0 {
 		behaviour = engineBehaviour(prompts[len(prompts)-1])

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
-	"time"
 
 	"github.com/kisa-dev/kisa/serpfixture/captured"
 )
@@ -151,10 +150,10 @@ func newPages() (*pages, error) {
 // resultsRequest is what a results page depends on.
 type resultsRequest struct {
 	query, hl, gl string
-	final         bool          // render the expanded final state, no streaming
-	delay         time.Duration // until the overview is complete, when streaming
-	variant       *Variant      // set by SetVariant: replaces the query's rules
-	phone         bool          // a phone's request: results in the phone's markup (mobile.go)
+	final         bool     // render the expanded final state, no streaming
+	stream        Stream   // how the overview streams in, when not final
+	variant       *Variant // set by SetVariant: replaces the query's rules
+	phone         bool     // a phone's request: results in the phone's markup (mobile.go)
 }
 
 // resultsData feeds results.html.tmpl.
@@ -196,7 +195,7 @@ func (p *pages) results(req resultsRequest) ([]byte, error) {
 			ov = req.variant.overview()
 		}
 		links = ov.Links
-		if err := d.addOverview(ov, key+"|"+w.Lang, req.delay, b == stalled); err != nil {
+		if err := d.addOverview(ov, key+"|"+w.Lang, req.stream, b == stalled); err != nil {
 			return nil, err
 		}
 	case unknown, searching, generate:
@@ -211,10 +210,10 @@ func (p *pages) results(req resultsRequest) ([]byte, error) {
 }
 
 // addOverview puts the overview into d: inline when final, else as the
-// chunks that the page's script streams in after delay. A stalled stream
+// chunks that the page's script streams in as st says. A stalled stream
 // stops after half of its chunks and never finishes; its final page is
 // that half, never marked loaded.
-func (d *resultsData) addOverview(ov overview, seed string, delay time.Duration, stall bool) error {
+func (d *resultsData) addOverview(ov overview, seed string, st Stream, stall bool) error {
 	d.Overview = true
 	chunks := overviewChunks(ov, d.W, seed)
 	if stall {
@@ -228,7 +227,8 @@ func (d *resultsData) addOverview(ov overview, seed string, delay time.Duration,
 		return nil
 	}
 	b, err := json.Marshal(map[string]any{
-		"delay": delay.Milliseconds(), "chunks": chunks, "control": control(d.W, false), "stall": stall,
+		"delay": st.Delay.Milliseconds(), "schedule": st.scheduleOf(len(chunks)), "chunks": chunks,
+		"control": control(d.W, false), "stall": stall,
 	})
 	if err != nil {
 		return fmt.Errorf("encode overview stream: %w", err)

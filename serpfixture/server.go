@@ -32,11 +32,18 @@ const consentMaxAge = 13 * 30 * 24 * time.Hour
 // consent interstitial, streams overviews in DefaultOverviewDelay and logs
 // nothing.
 type Options struct {
-	// OverviewDelay is how long after the page loads the overview is
-	// complete: it shows "loading" for the first 40%, then grows block by
-	// block. Zero means DefaultOverviewDelay; a negative value streams it
-	// in at once (still by script).
+	// OverviewDelay is how long after the page loads the overview (and
+	// each AI Mode answer) is complete: it shows "loading" for the first
+	// 40%, then grows block by block. Zero means DefaultOverviewDelay; a
+	// negative value streams it in at once (still by script).
 	OverviewDelay time.Duration
+	// Generating, when set, replaces the loading phase by one of this
+	// length in which the block shows the engine's "Generating" status
+	// and no answer yet (Stream.Generating).
+	Generating time.Duration
+	// Pause, when set, makes the answers stream in bursts with silences of
+	// this length between them (Stream.Pause).
+	Pause time.Duration
 	// Consent sends requests without ConsentCookie to the consent page.
 	Consent bool
 	// HostileTarget is the host:port that the page of HostileQuery tries
@@ -53,7 +60,7 @@ type Options struct {
 // Server is the fixture search engine, an http.Handler. It is safe for
 // concurrent use.
 type Server struct {
-	delay   time.Duration
+	stream  Stream // Options.OverviewDelay, Generating and Pause
 	consent bool
 	hostile string // Options.HostileTarget
 	robots  bool   // Options.AllowAutomated
@@ -76,14 +83,12 @@ func New(opts Options) *Server {
 	if err != nil {
 		panic("serpfixture: " + err.Error())
 	}
-	s := &Server{delay: opts.OverviewDelay, consent: opts.Consent, hostile: opts.HostileTarget, log: opts.Logger, pages: p, visits: map[string]int{},
+	s := &Server{stream: Stream{Delay: opts.OverviewDelay, Generating: opts.Generating, Pause: opts.Pause}, consent: opts.Consent, hostile: opts.HostileTarget, log: opts.Logger, pages: p, visits: map[string]int{},
 		variants: map[string]Variant{}, seen: map[string]Seen{}, robots: opts.AllowAutomated}
-	if s.delay == 0 {
-		s.delay = DefaultOverviewDelay
+	if s.stream.Delay == 0 {
+		s.stream.Delay = DefaultOverviewDelay
 	}
-	if s.delay < 0 {
-		s.delay = 0
-	}
+	s.stream.Delay = max(s.stream.Delay, 0)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -185,7 +190,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		s.writeHTML(w, r, http.StatusOK, page, "real results page")
 	default:
-		req := resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", delay: s.delay, phone: seen.Mobile}
+		st, err := s.streamFor(q)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req := resultsRequest{query: query, hl: hl, gl: gl, final: q.Get("final") == "1", stream: st, phone: seen.Mobile}
 		if varied {
 			req.variant = &v
 		}

@@ -104,7 +104,8 @@ type stream struct {
 		To   string `json:"to"`
 		HTML string `json:"html"`
 	} `json:"chunks"`
-	Control string `json:"control"`
+	Control  string   `json:"control"`
+	Schedule schedule `json:"schedule"`
 }
 
 // joined returns the markup of the chunks that go to target.

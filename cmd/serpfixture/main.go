@@ -5,12 +5,15 @@
 //
 // Usage:
 //
-//	serpfixture [--addr 127.0.0.1:8090] [--delay 1.5s] [--consent=true]
+//	serpfixture [--addr 127.0.0.1:8090] [--delay 1.5s] [--generating 0s] [--pause 0s] [--consent=true]
 //	serpfixture --print-env [--addr 127.0.0.1:8090]
 //
 // It serves the AI assistants' sites too (/chatgpt/, /perplexity/,
 // /gemini/, /copilot/); --print-env prints the KISA_...= lines that point
-// kisa at a fixture on --addr, and exits.
+// kisa at a fixture on --addr, and exits. --delay, --generating and
+// --pause shape how every overview and AI Mode answer streams in
+// (serpfixture.Stream); a request may override them with the query
+// parameters delay, generating and pause.
 package main
 
 import (
@@ -46,7 +49,9 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flags(stdout, stderr)
 	addr := fs.String("addr", "127.0.0.1:8090", "listen address")
-	delay := fs.Duration("delay", serpfixture.DefaultOverviewDelay, "how long the AI overview takes to stream in")
+	delay := fs.Duration("delay", serpfixture.DefaultOverviewDelay, "how long the AI overview (and each AI Mode answer) takes to stream in")
+	generating := fs.Duration("generating", 0, `length of a first phase showing the "Generating" status and no answer (0: a quiet loading phase of 40% of --delay)`)
+	pause := fs.Duration("pause", 0, "stream the answer in bursts with silences of this length between them (0: evenly)")
 	consent := fs.Bool("consent", true, "show the consent interstitial on a first visit without its cookie")
 	automated := fs.Bool("allow-automated", false, "serve results to a browser that looks automated (webdriver, no client hints) instead of the CAPTCHA")
 	printEnv := fs.Bool("print-env", false, "print the KISA_...= lines that point kisa at a fixture on --addr, and exit")
@@ -55,6 +60,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *generating < 0 || *pause < 0 {
+		return errors.New("--generating and --pause must be 0 or more")
 	}
 	if *printEnv {
 		for _, l := range serpfixture.Env("http://" + *addr) {
@@ -67,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Consent: *consent, AllowAutomated: *automated, Logger: log})
+	h := serpfixture.New(serpfixture.Options{OverviewDelay: *delay, Generating: *generating, Pause: *pause, Consent: *consent, AllowAutomated: *automated, Logger: log})
 	log.Info("serp fixture listening", "url", "http://"+ln.Addr().String()+"/search")
 	return ops.Serve(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln, 5*time.Second)
 }
