@@ -60,8 +60,8 @@ type Config struct {
 	ChromePath         string        // KISA_CHROME_PATH: Chromium binary; empty finds it on PATH
 	BrowserConcurrency int           // KISA_BROWSER_CONCURRENCY: tabs (and asynq slots) per worker
 	BrowserRecycle     int           // KISA_BROWSER_RECYCLE_AFTER: visits before the browser restarts
-	OverviewSettle     time.Duration // KISA_OVERVIEW_SETTLE: quiet time that ends streaming
-	OverviewWait       time.Duration // KISA_OVERVIEW_WAIT: bounded wait for an overview
+	OverviewSettle     time.Duration // KISA_OVERVIEW_SETTLE: quiet time that ends an answer showing no sign of its end
+	OverviewWait       time.Duration // KISA_OVERVIEW_WAIT: bound on the wait for an answer to finish
 	OverviewAppear     time.Duration // KISA_OVERVIEW_APPEAR: wait for a page to announce one
 	BrowserAllowHosts  []string      // KISA_BROWSER_ALLOW_HOSTS: domains a results page may load from
 	// Sites are the AI assistants' sites (KISA_CHATGPT_URL and
@@ -157,9 +157,9 @@ var Vars = []Var{
 	{"KISA_CHROME_PATH", "", "Chromium binary; empty looks on PATH for chromium, chromium-browser, google-chrome, chrome and google-chrome-stable (the names the Chrome buildpacks install)."},
 	{"KISA_BROWSER_CONCURRENCY", "2", "Tabs per worker process, and its asynq concurrency."},
 	{"KISA_BROWSER_RECYCLE_AFTER", "200", "Visits after which a worker restarts its browser (0: never)."},
-	{"KISA_OVERVIEW_SETTLE", "700ms", "On a page that does not mark its overview as finished (data-loaded), the overview counts as fully streamed in once its text has not changed for this long."},
-	{"KISA_OVERVIEW_WAIT", "15s", "Bounded wait for an overview to appear, finish streaming or expand; none by then means hasOverview false."},
-	{"KISA_OVERVIEW_APPEAR", "3s", "A loaded page that has shown no overview block or heading for this long has no overview (at most KISA_OVERVIEW_WAIT)."},
+	{"KISA_OVERVIEW_SETTLE", "700ms", "The fallback end of an answer on a page that shows no sign of its end (no overview container to mark loaded, no AI Mode answer subtree to show its feedback buttons): its text unchanged for this long. Never applied while the answer is empty or the page shows it still being made (a placeholder, a Generating status, aria-busy)."},
+	{"KISA_OVERVIEW_WAIT", "20s", "Bound on the wait for an overview or AI Mode answer to finish (each prompt of AI Mode its own): an answer the page has not said is finished by then is read as it stands, complete false. Above the 5 to 12 s of live answers that stream slowly, with a Generating phase first; shorter than KISA_VISIT_TIMEOUT."},
+	{"KISA_OVERVIEW_APPEAR", "3s", "A loaded page that has shown no overview block or heading (nor a Generating status) for this long has no overview (at most KISA_OVERVIEW_WAIT); a page that announced one waits up to KISA_OVERVIEW_WAIT."},
 	{"KISA_BROWSER_ALLOW_HOSTS", "google.com,gstatic.com,googleapis.com,googleusercontent.com,ggpht.com,ytimg.com,youtube.com", "Comma-separated domains (with their subdomains) a results page may load images, scripts, frames and data from, besides the search and consent hosts; see [Security](#security)."},
 	{"KISA_CHATGPT_URL", "https://chatgpt.com/", "ChatGPT's start page, which the worker opens for the `chatgpt` surface (with `hints=search` when the request's `webSearch` is on); `serpfixture --print-env` points it at the fixture's site."},
 	{"KISA_PERPLEXITY_URL", "https://www.perplexity.ai/", "Perplexity's start page, for the `perplexity` surface."},

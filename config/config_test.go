@@ -41,7 +41,7 @@ func TestDefaults(t *testing.T) {
 		KeyCacheTTL: 30 * time.Second, LimitAI: 60, LimitOther: 450, LimitConcurrent: 10, WorkerAddr: "127.0.0.1:9091", LogLevel: "info", OverviewTimeout: 60 * time.Second,
 		VisitTimeout: 45 * time.Second, TaskMaxRetry: 2, JobRetention: 168 * time.Hour, MonitorRetention: 9600 * time.Hour, MonitorMaxMonitors: 20,
 		MonitorMaxTargets: 2000, MonitorMaxVisits: 5000, SearchURL: "https://www.google.com/search",
-		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 15 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
+		BrowserConcurrency: 2, BrowserRecycle: 200, OverviewSettle: 700 * time.Millisecond, OverviewWait: 20 * time.Second, OverviewAppear: 3 * time.Second, S3Endpoint: "127.0.0.1:9000", S3Bucket: "kisa-screenshots",
 		S3Region: "us-east-1", CDNURL: "http://127.0.0.1:9000", ProxyCooldown: 10 * time.Minute,
 		BrowserAllowHosts:  []string{"google.com", "gstatic.com", "googleapis.com", "googleusercontent.com", "ggpht.com", "ytimg.com", "youtube.com"},
 		CompletionsTimeout: time.Minute, ClientURL: "http://127.0.0.1:8080",

@@ -43,7 +43,9 @@ var pages = map[kisa.Surface]page{
 			return err
 		},
 		settled: func(res *kisa.Result, settled bool, _ jobs.OverviewPayload) {
-			res.Overview.Complete = res.Overview.Complete && (settled || !res.Overview.HasOverview)
+			// An overview announced but not finished (still being made, a
+			// placeholder that never filled) is not complete, even empty.
+			res.Overview.Complete = res.Overview.Complete && settled
 		},
 	},
 	kisa.SurfaceAIMode: {

@@ -17,10 +17,12 @@ const StepAsk = "ask"
 
 // conversation is what page.js answers to serp.AskConversation.
 type conversation struct {
-	Box   bool   `json:"box"`
-	Turns int    `json:"turns"`
-	Busy  bool   `json:"busy"`
-	Sig   string `json:"sig"`
+	Box    bool   `json:"box"`
+	Turns  int    `json:"turns"`
+	Busy   bool   `json:"busy"`
+	Done   bool   `json:"done"`
+	Marked bool   `json:"marked"`
+	Sig    string `json:"sig"`
 }
 
 // converse performs a ModeConversation visit on the loaded page: it asks
@@ -86,14 +88,20 @@ func (v *visit) ask1(i int, prompt string, st *conversation) error {
 	return nil
 }
 
-// awaitAnswer waits until the page shows turns turns, none streaming, and
-// the last one's text has been non-empty and unchanged for SettleQuiet;
-// it reports false when OverviewWait passes first. A page that cannot be
-// read while it navigates is read again on the next tick.
+// awaitAnswer waits until the page shows turns turns and says the last
+// answer is whole: not streaming (serp.AIModeStreaming, a "Generating"
+// status) and with a non-empty text, and either showing its feedback
+// buttons (serp.AIModeAnswerActions) or, having shown it streaming, no
+// longer doing so. An answer outside the answer subtree that carries those
+// buttons (markup of no known structure) falls back on its text being
+// unchanged for SettleQuiet. It reports false when OverviewWait passes
+// first. A page that cannot be read while it navigates is read again on
+// the next tick.
 func (v *visit) awaitAnswer(turns int, st *conversation) (bool, error) {
 	var last string
 	var since time.Time
-	return v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
+	streamed := false // the answer was seen streaming
+	done, err := v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
 		var c conversation
 		if err := v.ask(serp.AskConversation, &c); err != nil {
 			return false, v.ctx.Err()
@@ -102,8 +110,17 @@ func (v *visit) awaitAnswer(turns int, st *conversation) (bool, error) {
 		if c.Sig != last {
 			last, since = c.Sig, now
 		}
-		return c.Turns >= turns && !c.Busy && c.Sig != "" && now.Sub(since) >= v.p.cfg.SettleQuiet, nil
+		if c.Turns < turns || c.Busy || c.Sig == "" {
+			streamed = streamed || c.Turns >= turns && c.Busy
+			return false, nil
+		}
+		return c.Done || streamed || !c.Marked && now.Sub(since) >= v.p.cfg.SettleQuiet, nil
 	})
+	if err == nil && !done {
+		v.log.Warn("answer not finished within the wait", "waited", v.p.cfg.OverviewWait, "turns", st.Turns,
+			"busy", st.Busy, "answer", st.Sig != "")
+	}
+	return done, err
 }
 
 // conversation reads the conversation's state; an error means the page

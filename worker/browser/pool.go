@@ -40,11 +40,13 @@ type Config struct {
 	RecycleAfter int
 	// VisitTimeout bounds one visit; it is put on the visit's tab.
 	VisitTimeout time.Duration
-	// SettleQuiet is how long the overview text must stay unchanged to
-	// count as finished streaming (e.g. 700ms).
+	// SettleQuiet is how long an answer's text must stay unchanged to
+	// count as finished on a page that shows no sign of its end (e.g.
+	// 700ms); never while the page shows it still being made.
 	SettleQuiet time.Duration
-	// OverviewWait bounds each wait for the overview to appear, finish or
-	// expand (e.g. 10s). Having no overview after it is a normal result.
+	// OverviewWait bounds each wait for the overview or an AI Mode answer
+	// to finish (e.g. 20s): one the page has not said is finished by then
+	// is read as it stands, not settled.
 	OverviewWait time.Duration
 	// OverviewAppear is how long a loaded page may go without announcing
 	// an overview (its block or hidden heading) before the visit concludes

@@ -123,8 +123,10 @@ type VisitResult struct {
 	// 16000 px; the viewport on a page without overview); nil unless the
 	// request asked for them.
 	Screenshots map[string][]byte
-	// Settled is false when the overview was still streaming when
-	// Config.OverviewWait passed (or never announced itself).
+	// Settled is false when the page had not said its overview was
+	// finished when Config.OverviewWait passed: one still being made, a
+	// placeholder that never filled. A page that announced no overview
+	// within Config.OverviewAppear is settled: it has none.
 	Settled bool
 	// FullPage is a PNG of the whole page when VisitRequest.FullPage asked
 	// for it, else nil.
@@ -162,7 +164,7 @@ type visit struct {
 	tab   *tab
 	shots map[string][]byte
 
-	settled  bool                     // the overview finished streaming within OverviewWait
+	settled  bool                     // the page said the overview was finished (or absent) within OverviewWait
 	expanded bool                     // the overview was collapsed and has been expanded
 	took     map[string]time.Duration // by Step* name; see timed
 }
@@ -274,7 +276,7 @@ func (v *visit) steps() (VisitResult, error) {
 	case ModeAssistant:
 		return v.assist()
 	}
-	err := v.timed(StepSettle, func() (err error) { v.settled, err = v.settle(); return err })
+	err := v.timed(StepSettle, func() (err error) { v.settled, err = v.settle(false); return err })
 	if err != nil {
 		return VisitResult{}, err
 	}
@@ -428,16 +430,21 @@ func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams {
 	return p.WithAwaitPromise(true)
 }
 
-// settle waits until the page marks the overview as finished
-// (serp.OverviewLoaded, set when its answer has ended) with a non-empty
-// text; on a page that shows no such marker, until its text has been
-// non-empty and unchanged for SettleQuiet. The waiting happens in the page,
-// which answers as soon as the overview changes (serp.AskOverviewChange).
-// settle reports false, without error, when OverviewWait passes first (one
-// still streaming), or when the loaded page has not announced an overview
-// (its block or hidden heading) within OverviewAppear. It returns an error
-// when the page cannot be read.
-func (v *visit) settle() (bool, error) {
+// settle waits until the page says the overview is finished (see
+// overviewDone) and reports whether it did: true when the page marked the
+// overview loaded (serp.OverviewLoaded) or showed a notice that it gave up
+// (serp.OverviewNotices); on a page that has no such marks (no overview
+// container), once its answer's text has been non-empty and unchanged for
+// SettleQuiet with no sign that it is still being made. While a
+// placeholder, a "Generating" status or an empty answer stands, it waits.
+// The waiting happens in the page, which answers as soon as the overview
+// changes (serp.AskOverviewChange). settle reports false, without error,
+// when OverviewWait passes first (one still being made, a placeholder that
+// never filled); a loaded page that has not announced an overview (its
+// block or heading) within OverviewAppear has none, which settles it too.
+// After expanding (again), the loaded mark is old news: the text must be
+// quiet. It returns an error when the page cannot be read.
+func (v *visit) settle(again bool) (bool, error) {
 	appear := v.p.cfg.OverviewAppear
 	if appear == 0 {
 		appear = v.p.cfg.OverviewWait
@@ -452,7 +459,7 @@ func (v *visit) settle() (bool, error) {
 			switch {
 			case last.Sig == "absent":
 				next = earliest(next, since.Add(appear))
-			case last.Sig != "":
+			case quietEnds(*last, again):
 				next = earliest(next, since.Add(v.p.cfg.SettleQuiet))
 			}
 		}
@@ -474,17 +481,35 @@ func (v *visit) settle() (bool, error) {
 		switch {
 		case st.Sig == "absent":
 			if now.Sub(since) >= appear {
-				return false, nil
+				return true, nil
 			}
-		case st.Sig != "" && st.Loaded:
+		case overviewDone(st, again):
 			return true, nil
-		case st.Sig != "" && now.Sub(since) >= v.p.cfg.SettleQuiet:
+		case quietEnds(st, again) && now.Sub(since) >= v.p.cfg.SettleQuiet:
 			return true, nil
 		}
 		if !now.Before(deadline) {
+			v.log.Warn("overview not finished within the wait", "waited", v.p.cfg.OverviewWait, "answer", st.Sig != "",
+				"busy", st.Busy, "marked", st.Marked)
 			return false, nil
 		}
 	}
+}
+
+// overviewDone reports whether the page says the overview is finished:
+// marked loaded (not after expanding, see settle) or showing the notice
+// of an overview given up.
+func overviewDone(st serp.OverviewState, again bool) bool {
+	return st.Sig != "absent" && (st.Loaded && !again || st.Notice)
+}
+
+// quietEnds reports whether a quiet period may end the wait in state st:
+// the fallback for an answer on a page that shows no sign of its end (no
+// container to mark loaded, or after expanding), never while the answer
+// is empty or the page shows it still being made (a marked-loaded page's
+// leftover status aside).
+func quietEnds(st serp.OverviewState, again bool) bool {
+	return st.Sig != "" && st.Sig != "absent" && (!st.Busy || st.Loaded) && (!st.Marked || again)
 }
 
 // contextReplaced reports whether err says that the page's JavaScript
@@ -530,7 +555,7 @@ func (v *visit) expand() (bool, error) {
 		v.log.Warn("overview did not expand", "waited", reactWait)
 		return false, nil
 	}
-	_, err = v.settle()
+	_, err = v.settle(true)
 	return true, err
 }
 

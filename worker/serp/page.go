@@ -35,9 +35,12 @@ const (
 	AskOverviewArea = "overviewArea"
 	// AskPageArea: the whole page's {x, y, width, height}.
 	AskPageArea = "pageArea"
-	// AskConversation: AI Mode's {box, turns, busy, sig}: the prompt box
-	// is there, the number of turns, one still streams, and a signature
-	// of the last turn's answer text ("" while it is empty).
+	// AskConversation: AI Mode's {box, turns, busy, done, marked, sig}:
+	// the prompt box is there, the number of turns, one still streams
+	// (marked busy, or the last one shows a status of OverviewStatuses),
+	// the last answer shows its AIModeAnswerActions, it stands in the
+	// AnswerSubtree that shows them, and a signature of the last turn's
+	// answer text ("" while it is empty).
 	AskConversation = "conversation"
 	// AskFollowLinks, with FollowLinks as its argument: requests each URL
 	// from the page (credentials included) and answers how many answered
@@ -60,24 +63,43 @@ func PageSelectors() map[string]any {
 		"overviewLoaded":    OverviewLoaded,
 		"overviewHeading":   OverviewHeading,
 		"overviewHeadings":  OverviewHeadings,
+		"overviewStatuses":  OverviewStatuses,
+		"overviewNotices":   OverviewNotices,
+		"overviewBusy":      OverviewBusy,
+		"notContent":        NotContent,
 		"showMore":          ShowMore,
 		"showMoreCollapsed": ShowMoreCollapsed,
 		"aiModeTurn":        AIModeTurn,
 		"aiModeStreaming":   AIModeStreaming,
 		"aiModeFollowUp":    AIModeFollowUp,
 		"answerSubtree":     AnswerSubtree,
+		"aiModeActions":     AIModeAnswerActions,
 	}
 }
 
 // OverviewState is the overview's state as AskOverviewChange answers it.
 type OverviewState struct {
-	// Sig is "" while an overview is announced but empty or the page is
-	// still loading, "absent" when the loaded page has none, else a
-	// signature (length and hash) of the overview's text.
+	// Sig is "" while an overview is announced (its block, or its heading
+	// naming it or showing a status of OverviewStatuses) but has no answer
+	// text yet or the page is still loading, "absent" when the loaded page
+	// has none, else a signature (length and hash) of the answer's text:
+	// the text of OverviewBody outside NotContent (headings, status lines,
+	// hidden parts and controls are not the answer).
 	Sig string `json:"sig"`
 	// Loaded is whether the page has marked the overview as finished
 	// (OverviewLoaded): the end of its answer, decided by the page.
 	Loaded bool `json:"loaded"`
+	// Marked is whether the overview stands in a container
+	// (OverviewContainer), which the page marks loaded when the answer
+	// has ended: the real pages of every generation met do.
+	Marked bool `json:"marked"`
+	// Busy is whether the page shows the answer still being made: a part
+	// of the block matching OverviewBusy, or a status line of
+	// OverviewStatuses in the block or its heading.
+	Busy bool `json:"busy"`
+	// Notice is whether the block's whole answer text is one of
+	// OverviewNotices: the engine gave up, the block is finished.
+	Notice bool `json:"notice"`
 }
 
 // OverviewChange is the argument of AskOverviewChange.

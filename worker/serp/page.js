@@ -5,6 +5,31 @@
 // and a test fails if it uses one it is not given.
 (sel, question, arg) => {
   const q = (s) => document.querySelector(s);
+  // norm compares phrases: white space collapsed, lower case, without
+  // final full stops or an ellipsis.
+  const norm = (s) => s.replace(/\s+/g, " ").trim().replace(/(\.|\u2026)+$/, "").toLowerCase();
+  const statuses = sel.overviewStatuses.map(norm);
+  // texts returns the text nodes under root, leaving out the subtrees of
+  // elements that match skip (when given).
+  const texts = (root, skip) => {
+    const out = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => n.nodeType !== 1 ? NodeFilter.FILTER_ACCEPT :
+        skip && n.matches(skip) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP,
+    });
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) out.push(n.data);
+    return out;
+  };
+  // showsStatus reports whether root holds a status line of
+  // sel.overviewStatuses ("Generating...").
+  const showsStatus = (root) => texts(root).some((t) => statuses.includes(norm(t)));
+  // sigOf is the length and a hash of text, "" when it is blank.
+  const sigOf = (text) => {
+    if (!text.trim()) return "";
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+    return text.length + ":" + hash;
+  };
   switch (question) {
     case "inspect":
       return { url: location.href, consent: !!q(sel.consentRejectForm), captcha: !!q(sel.captchaForm) };
@@ -18,26 +43,27 @@
     case "overviewChange":
       // Waits for the overview to change from arg.last, the state this
       // question answered before, or for arg.waitMs to pass, and answers
-      // the state then: {sig, loaded}. sig is "" while an overview is
-      // announced (its block, or its heading) but empty or the page still
-      // loads, "absent" when the loaded page has none, else the length and
-      // a hash of its text; loaded is whether the page has marked the
-      // block as finished (sel.overviewLoaded), which only a block whose
-      // answer has ended carries.
+      // the state then: {sig, loaded, marked, busy, notice} (see
+      // OverviewState). The answer's text leaves out what is never
+      // content (sel.notContent: headings, status lines, hidden parts),
+      // so that a "Generating" status is no answer.
       return new Promise((resolve) => {
+        const notices = sel.overviewNotices.map(norm);
         const state = () => {
-          const body = q(sel.overviewBody);
-          const text = body ? body.textContent : "";
           const box = q(sel.overviewContainer);
-          const announced = !!box ||
-            [...document.querySelectorAll(sel.overviewHeading)].some((h) => sel.overviewHeadings.includes(h.textContent.trim()));
-          const loaded = !!box && box.matches(sel.overviewLoaded);
-          if (!text.trim()) return { sig: announced || document.readyState !== "complete" ? "" : "absent", loaded };
-          let hash = 0;
-          for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
-          return { sig: text.length + ":" + hash, loaded };
+          const heads = [...document.querySelectorAll(sel.overviewHeading)];
+          const named = heads.find((h) => sel.overviewHeadings.includes(h.textContent.trim()));
+          const status = heads.find((h) => statuses.includes(norm(h.textContent)));
+          const block = box || (named || status)?.parentElement;
+          const body = q(sel.overviewBody);
+          const text = body ? texts(body, sel.notContent).join("") : "";
+          const busy = !!status || !!block && (block.matches(sel.overviewBusy) || !!block.querySelector(sel.overviewBusy) || showsStatus(block));
+          const st = { sig: sigOf(text), loaded: !!box && box.matches(sel.overviewLoaded), marked: !!box, busy,
+            notice: notices.includes(norm(text)) };
+          if (!st.sig && !block && document.readyState === "complete") st.sig = "absent";
+          return st;
         };
-        const same = (a, b) => !!b && a.sig === b.sig && a.loaded === b.loaded;
+        const same = (a, b) => !!b && ["sig", "loaded", "marked", "busy", "notice"].every((k) => a[k] === b[k]);
         let done = false, queued = false, timer = 0;
         const finish = (st) => {
           done = true;
@@ -93,15 +119,19 @@
     }
     case "conversation": {
       // AI Mode: whether the prompt box is there, how many turns the page
-      // shows, whether one is still streaming, and the length and a hash
-      // of the last turn's answer text, to see it settle.
+      // shows, whether one is still streaming (marked busy, or the last
+      // one shows a status line such as "Generating..."), whether the
+      // last answer shows its feedback buttons (sel.aiModeActions, the
+      // page's sign that it is whole), whether that answer stands in the
+      // answer subtree that shows them, and the length and a hash of the
+      // last turn's answer text, to see it change.
       const turns = document.querySelectorAll(sel.aiModeTurn);
-      const last = turns.length ? turns[turns.length - 1].querySelector(sel.answerSubtree) : null;
-      const text = last ? last.textContent : "";
-      let hash = 0;
-      for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
-      return { box: !!q(sel.aiModeFollowUp), turns: turns.length, busy: !!q(sel.aiModeStreaming),
-        sig: text.trim() ? text.length + ":" + hash : "" };
+      const turn = turns.length ? turns[turns.length - 1] : null;
+      const last = turn ? turn.querySelector(sel.answerSubtree) : null;
+      return { box: !!q(sel.aiModeFollowUp), turns: turns.length,
+        busy: !!q(sel.aiModeStreaming) || !!turn && showsStatus(turn),
+        done: !!last && !!last.querySelector(sel.aiModeActions), marked: !!last,
+        sig: sigOf(last ? last.textContent : "") };
     }
     case "followLinks":
       // Requests each of arg.urls (the engine's opaque redirects) from the

@@ -47,9 +47,36 @@ const (
 	ConsentRejectForm = `form[action$="/save"]:has(input[name="set_eom"][value="true"])`
 )
 
+// Signs of an answer still being made, and of its end, that the browser
+// waits on (page.js): the page says when it is done.
+const (
+	// OverviewBusy matches, in the overview's block, a part that shows
+	// the answer is still being made: one marked busy, a progress bar.
+	// Besides it, a status line of OverviewStatuses in the block or its
+	// heading says so.
+	OverviewBusy = `[aria-busy="true"], [role="progressbar"]`
+	// AIModeAnswerActions are the feedback buttons ("Good response",
+	// "Bad response": toggles with aria-pressed) in an AI Mode answer's
+	// subtree, which every finished answer of the real conversation shows.
+	AIModeAnswerActions = `button[aria-pressed]`
+)
+
 // OverviewHeading is the hidden h1 that carries the overview's heading
 // (one of OverviewHeadings in the languages met so far).
 const OverviewHeading = `h1`
+
+// OverviewStatuses are the status lines the engine shows in the
+// overview's heading (the hidden h1 or the visible one) while it is still
+// making the answer, in the languages met; compared ignoring case and
+// final full stops or an ellipsis.
+var OverviewStatuses = []string{"Searching", "Generating", "Thinking"}
+
+// OverviewNotices are the notices of an overview block whose answer the
+// engine gave up on: the block is finished, without an answer.
+var OverviewNotices = []string{
+	"An AI Overview is not available for this search",
+	"Can't generate an AI overview right now. Try again later",
+}
 
 // The phrase lists below are a last guard, not the mechanism: the
 // structure of each generation tells the answer from the interface in any
@@ -70,7 +97,7 @@ var InterfaceLines = []string{
 	"Learn more", "Weitere Informationen", "Feedback", "Feedback geben",
 	"An AI Overview is not available for this search",
 	"Can't generate an AI overview right now. Try again later",
-	"Searching", "Generating", "Generate",
+	"Searching", "Generating", "Thinking", "Generate",
 }
 
 // InterfacePrefixes start the overview's disclaimer and feedback lines; a
