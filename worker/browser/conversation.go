@@ -95,13 +95,14 @@ func (v *visit) ask1(i int, prompt string, st *conversation) error {
 // longer doing so. An answer outside the answer subtree that carries those
 // buttons (markup of no known structure) falls back on its text being
 // unchanged for SettleQuiet. It reports false when OverviewWait passes
-// first. A page that cannot be read while it navigates is read again on
-// the next tick.
+// first (or the part of the visit's deadline left for it, answerWait). A
+// page that cannot be read while it navigates is read again on the next
+// tick.
 func (v *visit) awaitAnswer(turns int, st *conversation) (bool, error) {
 	var last string
 	var since time.Time
 	streamed := false // the answer was seen streaming
-	done, err := v.poll(v.p.cfg.OverviewWait, func(now time.Time) (bool, error) {
+	done, err := v.poll(v.answerWait(), func(now time.Time) (bool, error) {
 		var c conversation
 		if err := v.ask(serp.AskConversation, &c); err != nil {
 			return false, v.ctx.Err()
@@ -121,6 +122,22 @@ func (v *visit) awaitAnswer(turns int, st *conversation) (bool, error) {
 			"busy", st.Busy, "answer", st.Sig != "")
 	}
 	return done, err
+}
+
+// finishReserve is what a conversation keeps of its visit's deadline for
+// the last screenshot and reading the page.
+const finishReserve = 5 * time.Second
+
+// answerWait is how long the next answer may take: OverviewWait, or less
+// when the visit's deadline comes sooner (a conversation of several slow
+// answers), so that it ends with what the page shows, incomplete, rather
+// than past its deadline with nothing.
+func (v *visit) answerWait() time.Duration {
+	wait := v.p.cfg.OverviewWait
+	if deadline, ok := v.ctx.Deadline(); ok {
+		wait = min(wait, time.Until(deadline)-finishReserve)
+	}
+	return max(wait, 0)
 }
 
 // conversation reads the conversation's state; an error means the page

@@ -172,13 +172,15 @@ func TestVisitSlowConversation(t *testing.T) {
 }
 
 // TestVisitUnfinishedConversation checks that an AI Mode answer still
-// "Generating..." when OverviewWait passes is read as it stands and not
-// settled: the follow-up is not asked.
+// streaming when its wait passes is read as it stands and not settled:
+// the follow-up is not asked. The visit's deadline comes before
+// OverviewWait would pass: the wait leaves the visit time to end with the
+// page as it is, rather than failing it past its deadline.
 func TestVisitUnfinishedConversation(t *testing.T) {
 	srv := httptest.NewServer(serpfixture.New(serpfixture.Options{Logger: testLogger(t)}))
 	t.Cleanup(srv.Close)
-	p := newTestPool(t, func(c *Config) { c.Tabs, c.OverviewWait = 1, 3*time.Second })
-	stream := url.Values{serpfixture.ParamDelay: {"30s"}, serpfixture.ParamGenerating: {"1s"}, serpfixture.ParamPause: {"10s"}}
+	p := newTestPool(t, func(c *Config) { c.Tabs, c.OverviewWait, c.VisitTimeout = 1, 19*time.Second, 20*time.Second })
+	stream := url.Values{serpfixture.ParamDelay: {"60s"}, serpfixture.ParamGenerating: {"1s"}, serpfixture.ParamPause: {"10s"}}
 	res, err := p.Visit(t.Context(), VisitRequest{URL: fixtureURL(srv, "/search", "", stream, "udm", serpfixture.AIModeUDM),
 		Mode: ModeConversation, Prompts: []string{"why is the sky blue", "never asked"}})
 	if err != nil {
