@@ -250,10 +250,10 @@ func TestRenamedVariables(t *testing.T) {
 		maxRetry  int
 		wantNames []config.Rename
 	}{
-		{"new names", map[string]string{"KISA_VISIT_TIMEOUT": "20s", "KISA_TASK_MAX_RETRY": "5"}, 20 * time.Second, 5, nil},
-		{"old names", map[string]string{"KISA_JOB_TIMEOUT": "20s", "KISA_JOB_MAX_RETRY": "5"}, 20 * time.Second, 5,
+		{"new names", map[string]string{"KISA_VISIT_TIMEOUT": "25s", "KISA_TASK_MAX_RETRY": "5"}, 25 * time.Second, 5, nil},
+		{"old names", map[string]string{"KISA_JOB_TIMEOUT": "25s", "KISA_JOB_MAX_RETRY": "5"}, 25 * time.Second, 5,
 			[]config.Rename{{Old: "KISA_JOB_TIMEOUT", New: "KISA_VISIT_TIMEOUT"}, {Old: "KISA_JOB_MAX_RETRY", New: "KISA_TASK_MAX_RETRY"}}},
-		{"both: the new wins", map[string]string{"KISA_JOB_TIMEOUT": "20s", "KISA_VISIT_TIMEOUT": "30s"}, 30 * time.Second, 2,
+		{"both: the new wins", map[string]string{"KISA_JOB_TIMEOUT": "25s", "KISA_VISIT_TIMEOUT": "30s"}, 30 * time.Second, 2,
 			[]config.Rename{{Old: "KISA_JOB_TIMEOUT", New: "KISA_VISIT_TIMEOUT"}}},
 	}
 	for _, tt := range tests {
