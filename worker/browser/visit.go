@@ -182,11 +182,7 @@ func (p *Pool) newVisit(b *chromium, req VisitRequest) *visit {
 // when ctx ends, and logs how it went. Its errors are those that
 // Pool.Visit documents (see explain).
 func (v *visit) run(ctx context.Context) (VisitResult, error) {
-	limit := v.p.cfg.VisitTimeout
-	if v.req.Timeout > 0 {
-		limit = v.req.Timeout
-	}
-	deadline, cancel := context.WithTimeout(v.b.ctx, limit)
+	deadline, cancel := context.WithTimeout(v.b.ctx, v.limit())
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 
@@ -199,6 +195,15 @@ func (v *visit) run(ctx context.Context) (VisitResult, error) {
 	v.log.Info("visit done", "ms", time.Since(start).Milliseconds(), "settled", v.settled,
 		"expanded", v.expanded, "screenshots", len(res.Screenshots))
 	return res, nil
+}
+
+// limit is how long the visit may take: the request's Timeout, else
+// Config.VisitTimeout.
+func (v *visit) limit() time.Duration {
+	if v.req.Timeout > 0 {
+		return v.req.Timeout
+	}
+	return v.p.cfg.VisitTimeout
 }
 
 // explain says why the visit failed: the caller's ctx ended, the browser
@@ -216,7 +221,7 @@ func (v *visit) explain(ctx, deadline context.Context, err error) error {
 		}
 		return fmt.Errorf("%w: chromium (pid %d) exited during the visit: %w", kisa.Unavailable, v.b.pid, err)
 	case errors.Is(deadline.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: visit took longer than %s: %w", kisa.TimedOut, v.p.cfg.VisitTimeout, err)
+		return fmt.Errorf("%w: visit took longer than %s: %w", kisa.TimedOut, v.limit(), err)
 	}
 	return err
 }
