@@ -124,3 +124,20 @@ func TestParseBatchMixesSurfaces(t *testing.T) {
 		t.Errorf("unknown surface: error mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestEverySurfaceSpendsTheAIBudget: every surface's route, the AI
+// assistants' included, counts against KISA_LIMIT_AI (aiRoutes), and is
+// served.
+func TestEverySurfaceSpendsTheAIBudget(t *testing.T) {
+	srv := New(Options{})
+	served := map[string]bool{}
+	for _, r := range srv.router.Routes() {
+		served[r.Method+" "+r.Path] = true
+	}
+	for _, s := range kisa.Surfaces {
+		path := browserPath + string(s)
+		if !aiRoutes[path] || !served["POST "+path] {
+			t.Errorf("%s: in aiRoutes %v, served %v; want both", path, aiRoutes[path], served["POST "+path])
+		}
+	}
+}
