@@ -1,8 +1,13 @@
 package assistants
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/kisa-dev/kisa/worker/assistants"
 )
 
 // TestRenderEscapesPrompts renders every engine's page with a prompt
@@ -21,14 +26,11 @@ func TestRenderEscapesPrompts(t *testing.T) {
 	}
 }
 
-// TestRenderAndNoticeRefuse refuses an unknown engine, a page without
-// prompt and an unknown notice, and serves every notice of every engine.
+// TestRenderAndNoticeRefuse refuses an unknown engine and an unknown
+// notice, and serves every notice of every engine.
 func TestRenderAndNoticeRefuse(t *testing.T) {
 	if _, err := Render("grok", Page{Prompts: []string{"q"}}); err == nil {
 		t.Error("rendered an unknown engine")
-	}
-	if _, err := Render(ChatGPT, Page{}); err == nil {
-		t.Error("rendered a page without prompt")
 	}
 	if _, err := Notice(ChatGPT, "maintenance"); err == nil {
 		t.Error("served an unknown notice")
@@ -41,6 +43,28 @@ func TestRenderAndNoticeRefuse(t *testing.T) {
 			if b, err := Notice(e, n); err != nil || !strings.Contains(string(b), "<html") {
 				t.Errorf("%s %s: %v", e, n, err)
 			}
+		}
+	}
+}
+
+// TestRenderStartPage renders each engine's start page, a page without
+// prompt, as a person finds it before asking: its composer and no turn.
+func TestRenderStartPage(t *testing.T) {
+	hooks := map[string]assistants.Hooks{ChatGPT: assistants.ChatGPT, Perplexity: assistants.Perplexity,
+		Gemini: assistants.Gemini, Copilot: assistants.Copilot}
+	for _, e := range Engines {
+		b, err := Render(e, Page{})
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		doc, err := goquery.NewDocumentFromReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := hooks[e]
+		if doc.Find(h.Composer).Length() == 0 || doc.Find(h.Turn).Length() != 0 {
+			t.Errorf("%s: start page has %d composers and %d turns, want a composer and no turn", e,
+				doc.Find(h.Composer).Length(), doc.Find(h.Turn).Length())
 		}
 	}
 }
