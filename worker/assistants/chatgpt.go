@@ -40,8 +40,6 @@ var ChatGPT = Hooks{
 const (
 	// chatGPTMessage is one message; its role attribute says whose.
 	chatGPTMessage = `[data-message-author-role]`
-	// chatGPTPrompt is the prompt's text in a user message.
-	chatGPTPrompt = `[data-message-author-role="user"] .whitespace-pre-wrap`
 	// chatGPTPill is an inline citation: a pill linking the first page it
 	// stands for, labelled with the site's name (and "+N" more).
 	chatGPTPill = `[data-testid="webpage-citation-pill"]`
