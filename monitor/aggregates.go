@@ -73,13 +73,17 @@ func (s *Service) Brands(ctx context.Context, account, id uuid.UUID, sp Span, gr
 		return BrandReport{}, unavailable(err)
 	}
 	sp = s.span(sp)
-	rows, err := s.db.BrandAggregates(ctx, id, sp.From, sp.To, groupBy)
-	if err != nil {
-		return BrandReport{}, unavailable(err)
-	}
 	versions, err := s.brandVersions(ctx, m)
 	if err != nil {
 		return BrandReport{}, err
+	}
+	most := 0
+	for _, bs := range versions {
+		most = max(most, len(bs))
+	}
+	rows, err := s.db.BrandAggregates(ctx, id, sp.From, sp.To, groupBy, most)
+	if err != nil {
+		return BrandReport{}, unavailable(err)
 	}
 	current, err := brandsOf(m.Brands)
 	if err != nil {

@@ -23,45 +23,84 @@ var BrandDimensions = map[string]string{
 // measured against one version of the brands: Brand is its index in that
 // version, Key the group's values in the order asked.
 type BrandAggregate struct {
+	Key         StringList
+	Version     int
+	Brand       int
+	Readings    int // readings measured
+	Answers     int // of them, readings of an answer surface (not web search)
+	Mentioned   int // readings naming it
+	Mentions    int // its mentions over them
+	Ranked      int // readings with a first-mention rank
+	RankSum     int // the sum of those ranks
+	Cited       int // readings citing it
+	PositionSum int // the sum of its first citation positions
+}
+
+// brandSums is one row of BrandAggregates' query: per group and version,
+// each figure's sums by brand index (JSON arrays).
+type brandSums struct {
 	Key         StringList `db:"key"`
 	Version     int        `db:"version"`
-	Brand       int        `db:"brand"`
-	Readings    int        `db:"readings"`     // readings measured
-	Answers     int        `db:"answers"`      // of them, readings of an answer surface (not web search)
-	Mentioned   int        `db:"mentioned"`    // readings naming it
-	Mentions    int        `db:"mentions"`     // its mentions over them
-	Ranked      int        `db:"ranked"`       // readings with a first-mention rank
-	RankSum     int        `db:"rank_sum"`     // the sum of those ranks
-	Cited       int        `db:"cited"`        // readings citing it
-	PositionSum int        `db:"position_sum"` // the sum of its first citation positions
+	Readings    int        `db:"readings"`
+	Answers     int        `db:"answers"`
+	Mentioned   IntList    `db:"mentioned"`
+	Mentions    IntList    `db:"mentions"`
+	Ranked      IntList    `db:"ranked"`
+	RankSum     IntList    `db:"rank_sum"`
+	Cited       IntList    `db:"cited"`
+	PositionSum IntList    `db:"position_sum"`
 }
 
 // BrandAggregates sums the brand figures of monitor's successful readings
 // taken in [from, to), grouped by dims (keys of BrandDimensions, checked
-// by the caller), per version of the brands and brand, in PostgreSQL.
-func (s *DB) BrandAggregates(ctx context.Context, monitor uuid.UUID, from, to time.Time, dims []string) ([]BrandAggregate, error) {
-	exprs := make([]string, len(dims))
-	for i, d := range dims {
+// by the caller), per version of the brands and brand, in PostgreSQL:
+// one pass over the readings, each brand's sums an aggregate over its
+// element of the arrays (brands at most, the most brands of a version).
+func (s *DB) BrandAggregates(ctx context.Context, monitor uuid.UUID, from, to time.Time, dims []string, brands int) ([]BrandAggregate, error) {
+	exprs := make([]string, 0, len(dims)+1)
+	for _, d := range dims {
 		e, ok := BrandDimensions[d]
 		if !ok {
 			return nil, fmt.Errorf("brand aggregates: unknown dimension %q", d)
 		}
-		exprs[i] = e
+		exprs = append(exprs, e)
 	}
-	group := strings.Join(append(exprs, "r.brand_version", "x.i"), ", ")
-	q := `SELECT jsonb_build_array(` + strings.Join(exprs, ", ") + `) AS key, r.brand_version AS version, x.i - 1 AS brand,
-		count(*) AS readings, count(*) FILTER (WHERE t.surface <> 'web-search') AS answers,
-		count(*) FILTER (WHERE x.m > 0) AS mentioned, COALESCE(sum(x.m), 0) AS mentions,
-		count(*) FILTER (WHERE x.rk > 0) AS ranked, COALESCE(sum(x.rk), 0) AS rank_sum,
-		count(*) FILTER (WHERE x.c > 0) AS cited, COALESCE(sum(x.c), 0) AS position_sum
+	sums := func(f func(i int) string) string {
+		parts := make([]string, max(brands, 1))
+		for i := range parts {
+			parts[i] = f(i + 1)
+		}
+		return "jsonb_build_array(" + strings.Join(parts, ", ") + ")"
+	}
+	q := `SELECT jsonb_build_array(` + strings.Join(exprs, ", ") + `) AS key, r.brand_version AS version,
+		count(*) AS readings, count(*) FILTER (WHERE t.surface <> 'web-search') AS answers, ` +
+		sums(func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.brand_mentions[%d] > 0)", i) }) + ` AS mentioned, ` +
+		sums(func(i int) string { return fmt.Sprintf("COALESCE(sum(r.brand_mentions[%d]), 0)", i) }) + ` AS mentions, ` +
+		sums(func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.brand_ranks[%d] > 0)", i) }) + ` AS ranked, ` +
+		sums(func(i int) string { return fmt.Sprintf("COALESCE(sum(r.brand_ranks[%d]), 0)", i) }) + ` AS rank_sum, ` +
+		sums(func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.brand_cited[%d] > 0)", i) }) + ` AS cited, ` +
+		sums(func(i int) string { return fmt.Sprintf("COALESCE(sum(r.brand_cited[%d]), 0)", i) }) + ` AS position_sum
 		FROM monitor_readings r JOIN monitor_targets t ON t.id = r.target_id
-		CROSS JOIN LATERAL unnest(r.brand_mentions, r.brand_ranks, r.brand_cited) WITH ORDINALITY AS x(m, rk, c, i)
 		WHERE r.monitor_id = $1 AND r.status = 'done' AND r.taken_at >= $2 AND r.taken_at < $3
 			AND r.brand_version IS NOT NULL
-		GROUP BY ` + group
-	out := []BrandAggregate{}
-	if err := s.db.SelectContext(ctx, &out, q, monitor, from, to); err != nil {
+		GROUP BY ` + strings.Join(append(exprs, "r.brand_version"), ", ")
+	var rows []brandSums
+	if err := s.db.SelectContext(ctx, &rows, q, monitor, from, to); err != nil {
 		return nil, dbError("brand aggregates", err)
+	}
+	out := []BrandAggregate{}
+	for _, r := range rows {
+		for i := range max(brands, 1) {
+			at := func(l IntList) int {
+				if i < len(l) {
+					return l[i]
+				}
+				return 0
+			}
+			out = append(out, BrandAggregate{Key: r.Key, Version: r.Version, Brand: i, Readings: r.Readings, Answers: r.Answers,
+				Mentioned: at(r.Mentioned), Mentions: at(r.Mentions), Ranked: at(r.Ranked), RankSum: at(r.RankSum),
+				Cited: at(r.Cited), PositionSum: at(r.PositionSum)})
+		}
 	}
 	return out, nil
 }

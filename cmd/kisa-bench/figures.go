@@ -27,7 +27,7 @@ func (s *suite) figures() {
 	}{
 		{"reads", s.reads}, {"hits", s.hits}, {"miss", s.miss}, {"coalesce", s.coalesce},
 		{"real", s.realPages}, {"tabs", s.tabs}, {"wait", s.wait}, {"slow", s.slowTabs}, {"stability", s.stability},
-		{"monitor", s.monitor},
+		{"monitor", s.monitor}, {"brands", s.brands},
 	}
 	for _, st := range steps {
 		if s.only != nil && !s.only[st.name] {
