@@ -171,3 +171,60 @@ func runReadings(t *testing.T, svc *monitor.Service, acc, id uuid.UUID, run moni
 	}
 	return out
 }
+
+// TestSamples reads a target of three samples in two runs: each run
+// makes three readings (each its own visit: the request's sample
+// differs), and the brand events compare the runs' rates with the
+// previous run's Wilson interval.
+func TestSamples(t *testing.T) {
+	svc, p, acc := setup(t, monitor.DefaultLimits)
+	ctx := context.Background()
+	d := monitor.Definition{Name: "samples", Schedule: monitor.Schedule{Type: monitor.Daily, Time: "06:00"}, Paused: true,
+		Targets: []monitor.Target{{Query: "sampled shoes", CountryCode: "us", LanguageCode: "en", Samples: 3}},
+		Watch:   monitor.Watch{Brands: []monitor.Brand{{Name: "Nike", Own: true}, {Name: "Adidas"}}}}
+	v, err := svc.Create(ctx, acc, d, monitor.Vetting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.MustParse(v.ID)
+	t.Cleanup(func() { svc.Delete(context.Background(), acc, id) })
+	p.set("sampled shoes", answer("Nike and Adidas."))
+	first := runAll(t, svc, acc, id)
+	// Nike goes from 3 of 3 (interval [0.4385, 1]) to 0 of 3: dropped;
+	// Adidas stays named in 3 of 3: no event.
+	p.set("sampled shoes", answer("Adidas alone."))
+	second := runAll(t, svc, acc, id)
+	runs, err := svc.Runs(ctx, acc, id, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs.Items {
+		if (r.ID == first.ID || r.ID == second.ID) && (r.Counts.Targets != 1 || r.Counts.Readings != 3 || r.Counts.Read != 3) {
+			t.Errorf("run counts %+v, want 1 target, 3 readings read", r.Counts)
+		}
+	}
+	samples := map[int]bool{}
+	p.mu.Lock()
+	for _, r := range p.requests {
+		samples[r.Sample] = true
+	}
+	p.mu.Unlock()
+	if len(samples) != 3 {
+		t.Errorf("samples asked: %v, want 1, 2 and 3", samples)
+	}
+	changes, err := svc.Changes(ctx, acc, id, time.Time{}, "", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []monitor.Change
+	for _, c := range changes.Items {
+		if c.Brand != "" {
+			got = append(got, c.Change)
+		}
+	}
+	zero := 0.0
+	want := []monitor.Change{{Kind: monitor.BrandDropped, Brand: "Nike", Rate: &zero, Previous: &monitor.Interval{Low: 0.4385, High: 1}}}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("sampled brand changes (-want +got):\n%s", diff)
+	}
+}

@@ -21,9 +21,10 @@ import (
 // pages is a Reader whose answer per query the test sets: the slow outside
 // system (a browser visit) replaced by what it would have read.
 type pages struct {
-	mu      sync.Mutex
-	answers map[string]any // kisa.Overview or error
-	asked   []time.Time    // notBefore of each read
+	mu       sync.Mutex
+	answers  map[string]any // kisa.Overview or error
+	asked    []time.Time    // notBefore of each read
+	requests []overview.Request
 }
 
 func (p *pages) set(query string, answer any) {
@@ -37,6 +38,7 @@ func (p *pages) Fresh(_ context.Context, req overview.Request, notBefore time.Ti
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.asked = append(p.asked, notBefore)
+	p.requests = append(p.requests, req)
 	switch a := p.answers[req.Query].(type) {
 	case kisa.Overview:
 		return kisa.Result{Overview: a, TakenAt: time.Now().UTC()}, nil
