@@ -91,6 +91,10 @@ const (
 	PartStorage  Part = "storage"
 	PartDatabase Part = "database"
 	PartService  Part = "service"
+	// PartAssistant is an AI assistant's site (ChatGPT, Perplexity,
+	// Gemini, Copilot): it refused a visit (Blocked) or answered with
+	// its own error (Unavailable).
+	PartAssistant Part = "assistant"
 )
 
 // The things a NotFound failure can name.
@@ -109,7 +113,7 @@ const (
 
 var partNames = map[Part]string{
 	PartCache: "the result cache", PartQueue: "the task queue", PartBrowser: "the browser",
-	PartStorage: "screenshot storage", PartDatabase: "the database", PartService: "the overview service",
+	PartStorage: "screenshot storage", PartDatabase: "the database", PartService: "the overview service", PartAssistant: "the AI assistant",
 	PartAccount: "account", PartAPIKey: "API key", PartIntegration: "integration", PartSecret: "secret",
 	PartJob: "job", PartBatch: "batch", PartMonitor: "monitor", PartTarget: "target", PartRun: "run", PartReading: "reading",
 }
@@ -149,6 +153,9 @@ func Describe(f Failure, part Part) string {
 	case Limited:
 		return "rate limit exceeded; retry later"
 	case Blocked:
+		if part == PartAssistant {
+			return "the AI assistant refused the visit (a human check, a sign-in wall or a usage limit); try again later"
+		}
 		return "the search engine refused the request (CAPTCHA); try again later"
 	case Unavailable:
 		name := "a backing service"

@@ -58,6 +58,8 @@ func TestDescribe(t *testing.T) {
 		retryable bool
 	}{
 		{"blocked", kisa.Blocked, kisa.PartBrowser, "the search engine refused the request (CAPTCHA); try again later", true},
+		{"blocked by an assistant", kisa.Blocked, kisa.PartAssistant, "the AI assistant refused the visit (a human check, a sign-in wall or a usage limit); try again later", true},
+		{"an assistant's own error", kisa.Unavailable, kisa.PartAssistant, "the AI assistant is unavailable; try again shortly", true},
 		{"cache down", kisa.Unavailable, kisa.PartCache, "the result cache is unavailable; try again shortly", true},
 		{"queue down", kisa.Unavailable, kisa.PartQueue, "the task queue is unavailable; try again shortly", true},
 		{"storage down", kisa.Unavailable, kisa.PartStorage, "screenshot storage is unavailable; try again shortly", true},

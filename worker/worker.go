@@ -263,9 +263,10 @@ func (h *Handler) keepEvidence(ctx context.Context, log *slog.Logger, key string
 	}
 	f, _ := kisa.FailureOf(cause)
 	if f != kisa.Blocked && f != kisa.Unavailable {
-		f = kisa.Unrecognised
+		return kisa.Fail(kisa.Unrecognised, "", &evidenceError{prefix: prefix, err: cause})
 	}
-	return kisa.Fail(f, "", &evidenceError{prefix: prefix, err: cause})
+	// Only an assistant's site refuses a visit with a page to keep.
+	return kisa.Fail(f, kisa.PartAssistant, &evidenceError{prefix: prefix, err: cause})
 }
 
 // redactQuery returns raw without its query, for logs.

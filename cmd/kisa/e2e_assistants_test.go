@@ -158,10 +158,10 @@ func TestAssistantsEndToEnd(t *testing.T) {
 		status int
 		phrase string
 	}{
-		{"a human check please", http.StatusServiceUnavailable, ""},
-		{"a sign-in wall please", http.StatusServiceUnavailable, ""},
-		{"a usage limit please", http.StatusServiceUnavailable, ""},
-		{"an engine error please", http.StatusServiceUnavailable, ""},
+		{"a human check please", http.StatusServiceUnavailable, "the AI assistant refused the visit"},
+		{"a sign-in wall please", http.StatusServiceUnavailable, "the AI assistant refused the visit"},
+		{"a usage limit please", http.StatusServiceUnavailable, "the AI assistant refused the visit"},
+		{"an engine error please", http.StatusServiceUnavailable, "the AI assistant is unavailable"},
 		{"an unknown layout please", http.StatusInternalServerError, "incident"},
 	} {
 		t.Run(tt.prompt, func(t *testing.T) {
