@@ -109,8 +109,11 @@ func procKind(pid, root int) string {
 	if pid == root {
 		return "worker"
 	}
+	// Chromium's helpers rewrite their command line as one string of
+	// space-separated arguments (setproctitle), others keep NUL-separated
+	// ones.
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	for _, arg := range strings.Split(string(b), "\x00") {
+	for _, arg := range strings.Fields(strings.ReplaceAll(string(b), "\x00", " ")) {
 		if t, ok := strings.CutPrefix(arg, "--type="); ok {
 			return t
 		}
