@@ -167,13 +167,3 @@ func passageOf(text string, at [2]int) *string {
 	p := text[at[0]:at[1]]
 	return &p
 }
-
-// brandIndex maps each brand's folded name to its index, for finding a
-// brand of another version of a monitor's brands by name.
-func brandIndex(brands []Brand) map[string]int {
-	m := make(map[string]int, len(brands))
-	for i, b := range brands {
-		m[foldKey(b.Name)] = i
-	}
-	return m
-}
