@@ -12,23 +12,28 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
-	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/storage"
 )
 
 // Backpressure (spec 7: 503): a request that would enqueue a new visit is
-// refused at once, instead of waiting out its timeout, when QueueMax
-// visits are pending already (tasks in the overview queue, and visits
+// refused at once, instead of waiting out its timeout, when its queue's
+// bound of visits are pending already (tasks in the queue, and visits
 // other requests were admitted to and are enqueueing: one atomic step in
 // Redis, storage.Results.Admit, so a burst across any number of web
 // processes admits at most QueueMax) or when no worker has been alive for
 // NoWorkerGrace. Cache hits and requests that join a visit in flight are
-// still served.
+// still served. Each queue (jobs.QueueOverview, jobs.QueueAssistants) has
+// a gate of its own: a slow AI assistant's backlog never refuses an
+// overview, nor the other way round.
 const (
 	// TasksPerSlot is the automatic queue bound per live worker slot (a
 	// browser tab of a running `kisa worker`): a visit takes about 5 s,
 	// so 24 pending tasks are about two minutes of work for one slot.
 	TasksPerSlot = 24
+	// AssistantTasksPerSlot is the same bound for the AI assistants'
+	// queue: their answers take 10 to 60 s, so 4 pending tasks are about
+	// two minutes of work for one of their tabs.
+	AssistantTasksPerSlot = 4
 	// NoWorkerGrace is how long the service goes on enqueueing while it
 	// sees no live worker: a worker that restarts, or a web process that
 	// starts first, does not turn requests away.
@@ -45,18 +50,20 @@ const (
 
 // load is what the gate knows of the queue and the workers.
 type load struct {
-	pending int       // pending overview tasks
-	slots   int       // concurrency of the live workers of the overview queue
+	pending int       // pending tasks of the gate's queue
+	slots   int       // concurrency of the live workers of the gate's queue
 	at      time.Time // when it was read
 }
 
-// gate decides whether a new visit may be enqueued. It reads the workers
-// through the asynq Inspector at most once per loadTTL, and admits each
-// visit in Redis.
+// gate decides whether a new visit of its queue may be enqueued. It reads
+// the workers through the asynq Inspector at most once per loadTTL, and
+// admits each visit in Redis.
 type gate struct {
+	queue     string
 	inspector *asynq.Inspector
 	results   *storage.Results
-	queueMax  int // 0: TasksPerSlot per live slot
+	queueMax  int // 0: perSlot per live slot
+	perSlot   int
 	now       func() time.Time
 	log       *slog.Logger
 
@@ -65,8 +72,11 @@ type gate struct {
 	lastSeen time.Time // when a live worker was last seen (start: the gate's creation)
 }
 
-func newGate(inspector *asynq.Inspector, results *storage.Results, queueMax int, now func() time.Time, log *slog.Logger) *gate {
-	return &gate{inspector: inspector, results: results, queueMax: queueMax, now: now, log: log, lastSeen: now()}
+// newGate returns the gate of queue: at most queueMax pending visits, or
+// (queueMax 0) perSlot per live worker slot of the queue.
+func newGate(queue string, perSlot int, inspector *asynq.Inspector, results *storage.Results, queueMax int, now func() time.Time, log *slog.Logger) *gate {
+	return &gate{queue: queue, perSlot: perSlot, inspector: inspector, results: results, queueMax: queueMax,
+		now: now, log: log, lastSeen: now()}
 }
 
 // admit admits a new visit, or fails: kisa.Unavailable (the browser) when
@@ -88,7 +98,7 @@ func (g *gate) admit(ctx context.Context) (enqueued func(), err error) {
 			fmt.Errorf("no worker alive since %s", lastSeen.Format(time.RFC3339)))
 	}
 	id, bound := uuid.NewString(), g.max(l.slots)
-	ok, pending, err := g.results.Admit(ctx, jobs.QueueOverview, id, bound, admissionHold)
+	ok, pending, err := g.results.Admit(ctx, g.queue, id, bound, admissionHold)
 	if err != nil {
 		return none, nil
 	}
@@ -97,7 +107,7 @@ func (g *gate) admit(ctx context.Context) (enqueued func(), err error) {
 			fmt.Errorf("%d visits pending, at most %d", pending, bound))
 	}
 	return func() {
-		if err := g.results.Enqueued(context.WithoutCancel(ctx), jobs.QueueOverview, id); err != nil {
+		if err := g.results.Enqueued(context.WithoutCancel(ctx), g.queue, id); err != nil {
 			g.log.WarnContext(ctx, "end a visit's admission (it lapses by itself)", "error", err)
 		}
 	}, nil
@@ -111,7 +121,7 @@ func (g *gate) max(slots int) int {
 	if g.queueMax > 0 {
 		return g.queueMax
 	}
-	return TasksPerSlot * max(slots, 1)
+	return g.perSlot * max(slots, 1)
 }
 
 // load returns the queue and workers as read at most loadTTL ago.
@@ -144,16 +154,16 @@ func (g *gate) read(now time.Time) (load, error) {
 	}
 	l := load{at: now}
 	for _, s := range servers {
-		if _, ok := s.Queues[jobs.QueueOverview]; ok && s.Status == "active" {
+		if _, ok := s.Queues[g.queue]; ok && s.Status == "active" {
 			l.slots += s.Concurrency
 		}
 	}
 	// A queue that never held a task does not exist yet: it is empty.
 	queues, err := g.inspector.Queues()
-	if err != nil || !slices.Contains(queues, jobs.QueueOverview) {
+	if err != nil || !slices.Contains(queues, g.queue) {
 		return l, err
 	}
-	q, err := g.inspector.GetQueueInfo(jobs.QueueOverview)
+	q, err := g.inspector.GetQueueInfo(g.queue)
 	if err != nil {
 		return load{}, err
 	}

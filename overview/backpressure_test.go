@@ -63,3 +63,53 @@ func TestBurstAdmitsAtMostTheBound(t *testing.T) {
 			timedOut, overloaded, q.Pending, bound, n-bound, bound)
 	}
 }
+
+// TestAssistantsQueueHasItsOwnBound: the AI assistants' queue is bounded
+// on its own, AssistantTasksPerSlot per live slot (one slot while no
+// worker is seen yet), so a burst of assistant requests is refused past
+// it while an overview is still admitted: a slow engine's backlog never
+// turns the other surfaces away.
+func TestAssistantsQueueHasItsOwnBound(t *testing.T) {
+	const n = 2 * AssistantTasksPerSlot
+	rdb := testenv.Redis(t)
+	inspector := asynq.NewInspectorFromRedisClient(rdb)
+	s := New(Options{Results: testenv.Results(t, rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
+		Inspector: inspector, Timing: Timing{Wait: 2 * time.Second, Visit: time.Second, MaxRetry: 1}})
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			req := Request{Surface: kisa.SurfaceChatGPT, Query: fmt.Sprintf("burst %d %s", i, testenv.RandomHex(4)),
+				Country: "us", Language: "en", CacheOn: true, CacheTTL: 60}
+			_, errs[i] = s.Run(context.Background(), req, nil)
+		})
+	}
+	close(start)
+	wg.Wait()
+	var overloaded, timedOut int
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, kisa.Overloaded):
+			overloaded++
+		case errors.Is(err, kisa.TimedOut):
+			timedOut++
+		default:
+			t.Errorf("request %d: %v, want Overloaded or TimedOut", i, err)
+		}
+	}
+	q, err := inspector.GetQueueInfo(jobs.QueueAssistants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if timedOut != AssistantTasksPerSlot || overloaded != n-AssistantTasksPerSlot || q.Pending != AssistantTasksPerSlot {
+		t.Errorf("%d admitted (timed out), %d refused, %d assistant tasks pending; want %d, %d, %d",
+			timedOut, overloaded, q.Pending, AssistantTasksPerSlot, n-AssistantTasksPerSlot, AssistantTasksPerSlot)
+	}
+	_, err = s.Run(context.Background(), Request{Query: "an overview beside them " + testenv.RandomHex(4), Country: "us",
+		Language: "en", CacheOn: true, CacheTTL: 60}, nil)
+	if !errors.Is(err, kisa.TimedOut) {
+		t.Errorf("an overview beside the full assistants' queue: %v, want admitted (and timed out: no worker)", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kisa-dev/kisa"
+	"github.com/kisa-dev/kisa/jobs"
 )
 
 // ErrNoRoom is Fresh's answer when interactive visits wait for every
@@ -20,7 +21,7 @@ var ErrNoRoom = errors.New("overview: no spare browser room for a background rea
 // enqueueing, when as many overview tasks are pending as the live
 // workers have slots; other errors carry a kisa.Failure as Run's do.
 func (s *Visits) Fresh(ctx context.Context, req Request, notBefore time.Time) (kisa.Result, error) {
-	if l, err := s.gate.load(); err == nil && l.slots > 0 && l.pending >= l.slots {
+	if l, err := s.gateOf(jobs.QueueOf(req.Surface)).load(); err == nil && l.slots > 0 && l.pending >= l.slots {
 		return kisa.Result{}, ErrNoRoom
 	}
 	req.CacheOn = false

@@ -24,7 +24,7 @@ type Visits struct {
 	client    *asynq.Client
 	inspector *asynq.Inspector
 	timing    Timing
-	gate      *gate
+	gates     map[string]*gate // by queue
 	log       *slog.Logger
 }
 
@@ -37,6 +37,8 @@ type VisitsOptions struct {
 	Timing    Timing
 	// QueueMax is the most pending overview tasks before new visits are
 	// refused (KISA_QUEUE_MAX); 0 is TasksPerSlot per live worker slot.
+	// The AI assistants' queue is bounded by AssistantTasksPerSlot per
+	// live slot of its own.
 	QueueMax int
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -51,7 +53,19 @@ func NewVisits(o VisitsOptions) *Visits {
 		o.Now = time.Now
 	}
 	return &Visits{results: o.Results, client: o.Client, inspector: o.Inspector, timing: o.Timing,
-		gate: newGate(o.Inspector, o.Results, o.QueueMax, o.Now, o.Logger), log: o.Logger}
+		gates: map[string]*gate{
+			jobs.QueueOverview:   newGate(jobs.QueueOverview, TasksPerSlot, o.Inspector, o.Results, o.QueueMax, o.Now, o.Logger),
+			jobs.QueueAssistants: newGate(jobs.QueueAssistants, AssistantTasksPerSlot, o.Inspector, o.Results, 0, o.Now, o.Logger),
+		}, log: o.Logger}
+}
+
+// gateOf returns the gate of queue (the overview's for a queue it does
+// not know).
+func (s *Visits) gateOf(queue string) *gate {
+	if g, ok := s.gates[queue]; ok {
+		return g
+	}
+	return s.gates[jobs.QueueOverview]
 }
 
 // await enqueues the task for key (or joins the one in flight) and waits
@@ -85,7 +99,7 @@ func (s *Visits) await(ctx context.Context, w *storage.Waiter, key string, req R
 // the task for key is in flight already: joining it costs nothing. Call
 // enqueued once the task is enqueued (or joined, or not enqueued).
 func (s *Visits) admit(ctx context.Context, key, queue string) (enqueued func(), err error) {
-	enqueued, err = s.gate.admit(ctx)
+	enqueued, err = s.gateOf(queue).admit(ctx)
 	if err == nil {
 		return enqueued, nil
 	}
