@@ -30,30 +30,12 @@ func TestBurstAdmitsAtMostTheBound(t *testing.T) {
 			Timing: Timing{Wait: 2 * time.Second, Visit: time.Second, MaxRetry: 1}})
 	}
 	webs := []*Service{web(), web()}
-	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			req := Request{Query: fmt.Sprintf("burst %d %s", i, testenv.RandomHex(4)), Country: "us", Language: "en",
-				CacheOn: true, CacheTTL: 60}
-			_, errs[i] = webs[i%2].Run(context.Background(), req, nil)
-		})
-	}
-	close(start)
-	wg.Wait()
-	var overloaded, timedOut int
-	for i, err := range errs {
-		switch {
-		case errors.Is(err, kisa.Overloaded):
-			overloaded++
-		case errors.Is(err, kisa.TimedOut):
-			timedOut++
-		default:
-			t.Errorf("request %d: %v, want Overloaded or TimedOut", i, err)
-		}
-	}
+	overloaded, timedOut := burst(t, n, func(i int) error {
+		req := Request{Query: fmt.Sprintf("burst %d %s", i, testenv.RandomHex(4)), Country: "us", Language: "en",
+			CacheOn: true, CacheTTL: 60}
+		_, err := webs[i%2].Run(context.Background(), req, nil)
+		return err
+	})
 	q, err := inspector.GetQueueInfo(jobs.QueueOverview)
 	if err != nil {
 		t.Fatal(err)
@@ -75,30 +57,12 @@ func TestAssistantsQueueHasItsOwnBound(t *testing.T) {
 	inspector := asynq.NewInspectorFromRedisClient(rdb)
 	s := New(Options{Results: testenv.Results(t, rdb, "test:"), Client: asynq.NewClientFromRedisClient(rdb),
 		Inspector: inspector, Timing: Timing{Wait: 2 * time.Second, Visit: time.Second, MaxRetry: 1}})
-	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			req := Request{Surface: kisa.SurfaceChatGPT, Query: fmt.Sprintf("burst %d %s", i, testenv.RandomHex(4)),
-				Country: "us", Language: "en", CacheOn: true, CacheTTL: 60}
-			_, errs[i] = s.Run(context.Background(), req, nil)
-		})
-	}
-	close(start)
-	wg.Wait()
-	var overloaded, timedOut int
-	for i, err := range errs {
-		switch {
-		case errors.Is(err, kisa.Overloaded):
-			overloaded++
-		case errors.Is(err, kisa.TimedOut):
-			timedOut++
-		default:
-			t.Errorf("request %d: %v, want Overloaded or TimedOut", i, err)
-		}
-	}
+	overloaded, timedOut := burst(t, n, func(i int) error {
+		req := Request{Surface: kisa.SurfaceChatGPT, Query: fmt.Sprintf("burst %d %s", i, testenv.RandomHex(4)),
+			Country: "us", Language: "en", CacheOn: true, CacheTTL: 60}
+		_, err := s.Run(context.Background(), req, nil)
+		return err
+	})
 	q, err := inspector.GetQueueInfo(jobs.QueueAssistants)
 	if err != nil {
 		t.Fatal(err)
@@ -112,4 +76,33 @@ func TestAssistantsQueueHasItsOwnBound(t *testing.T) {
 	if !errors.Is(err, kisa.TimedOut) {
 		t.Errorf("an overview beside the full assistants' queue: %v, want admitted (and timed out: no worker)", err)
 	}
+}
+
+// burst runs request(i) for i in [0, n) all at once, and counts the
+// requests refused as Overloaded and those admitted (TimedOut: no worker
+// takes their tasks); any other answer fails the test.
+func burst(t *testing.T, n int, request func(i int) error) (overloaded, timedOut int) {
+	t.Helper()
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			errs[i] = request(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, kisa.Overloaded):
+			overloaded++
+		case errors.Is(err, kisa.TimedOut):
+			timedOut++
+		default:
+			t.Errorf("request %d: %v, want Overloaded or TimedOut", i, err)
+		}
+	}
+	return overloaded, timedOut
 }
