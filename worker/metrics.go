@@ -68,7 +68,7 @@ func NewMetrics(reg prometheus.Registerer, pool *browser.Pool) *Metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs_busy",
 			Help: "Browser tabs running a visit now."}, func() float64 { return float64(pool.Stats().BusyTabs) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kisa_browser_tabs",
-			Help: "Browser tabs of this worker (KISA_BROWSER_CONCURRENCY)."}, func() float64 { return float64(pool.Stats().Tabs) }),
+			Help: "Browser tabs of this worker (KISA_BROWSER_CONCURRENCY plus KISA_ASSISTANT_CONCURRENCY)."}, func() float64 { return float64(pool.Stats().Tabs) }),
 	)
 	return m
 }
