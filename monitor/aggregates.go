@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -64,6 +65,13 @@ type BrandAggregate struct {
 	mentioned, ranked, rankSum, cited, positionSum int
 }
 
+// BrandDayGrace is how long after a UTC day ends its readings are summed
+// once into the daily roll-up that Brands reads (storage.BrandAggregates),
+// rather than summed again on every request: longer than a reading's
+// visit, so that a day is rarely summed before its last reading lands
+// (one that lands later has its day summed again).
+const BrandDayGrace = time.Hour
+
 // Brands reports the brand visibility of one of account's monitors in sp,
 // grouped by the groupings given (BrandGroupings, in any number), summed
 // in PostgreSQL. Errors: ErrNotFound, Unavailable.
@@ -81,7 +89,7 @@ func (s *Service) Brands(ctx context.Context, account, id uuid.UUID, sp Span, gr
 	for _, bs := range versions {
 		most = max(most, len(bs))
 	}
-	rows, err := s.db.BrandAggregates(ctx, id, sp.From, sp.To, groupBy, most)
+	rows, err := s.db.BrandAggregates(ctx, id, sp.From, sp.To, groupBy, most, s.now().Add(-BrandDayGrace))
 	if err != nil {
 		return BrandReport{}, unavailable(err)
 	}

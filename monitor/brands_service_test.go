@@ -3,6 +3,7 @@ package monitor_test
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +12,12 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/jobs"
 	"github.com/kisa-dev/kisa/monitor"
+	"github.com/kisa-dev/kisa/storage"
 	"github.com/kisa-dev/kisa/testenv"
 )
 
@@ -28,15 +31,21 @@ func answer(text string, sources ...string) kisa.Overview {
 
 func f(v float64) *float64 { return &v }
 
-// runAll starts a run of the monitor and reads each of its readings.
+// runAll starts a run of the monitor and reads each of its readings
+// (from the shared test database).
 func runAll(t *testing.T, svc *monitor.Service, acc, id uuid.UUID) monitor.RunView {
+	return runAllIn(t, testenv.Postgres(t), svc, acc, id)
+}
+
+// runAllIn is runAll on the service's database db.
+func runAllIn(t *testing.T, db *storage.DB, svc *monitor.Service, acc, id uuid.UUID) monitor.RunView {
 	t.Helper()
 	ctx := context.Background()
 	run, err := svc.RunNow(ctx, acc, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range runReadings(t, svc, acc, id, run) {
+	for _, r := range runReadings(t, db, run) {
 		if err := svc.Read(ctx, jobs.MonitorReadingPayload{ReadingID: r}); err != nil {
 			t.Fatal(err)
 		}
@@ -153,9 +162,9 @@ func slicesSortChanges(cs []monitor.Change) {
 }
 
 // runReadings are the readings of a run, by target position and sample.
-func runReadings(t *testing.T, svc *monitor.Service, acc, id uuid.UUID, run monitor.RunView) []uuid.UUID {
+func runReadings(t *testing.T, db *storage.DB, run monitor.RunView) []uuid.UUID {
 	t.Helper()
-	rows, err := testenv.Postgres(t).SQL().QueryContext(context.Background(), `SELECT r.id FROM monitor_readings r
+	rows, err := db.SQL().QueryContext(context.Background(), `SELECT r.id FROM monitor_readings r
 		JOIN monitor_targets t ON t.id = r.target_id WHERE r.run_id = $1 ORDER BY t.position, r.sample`, run.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -226,5 +235,118 @@ func TestSamples(t *testing.T) {
 	want := []monitor.Change{{Kind: monitor.BrandDropped, Brand: "Nike", Rate: &zero, Previous: &monitor.Interval{Low: 0.4385, High: 1}}}
 	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("sampled brand changes (-want +got):\n%s", diff)
+	}
+}
+
+// TestBrandDaysRollUp checks that GET .../brands answers the same from
+// the daily roll-up as from the readings, that it reads the roll-up once
+// a day is summed, and that a reading finished late, a removed target and
+// expired runs change the days they touch. A second service whose clock
+// is three days ahead sees today as a closed day.
+func TestBrandDaysRollUp(t *testing.T) {
+	db, _ := testenv.OwnPostgres(t)
+	ctx := context.Background()
+	acc, err := db.CreateAccount(ctx, "rollup-"+testenv.RandomHex(6), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pages{answers: map[string]any{}}
+	q := asynq.NewClientFromRedisClient(testenv.Redis(t))
+	svc := monitor.New(monitor.Options{DB: db, Queue: q, Reader: p, Limits: monitor.DefaultLimits})
+	later := monitor.New(monitor.Options{DB: db, Queue: q, Reader: p, Limits: monitor.DefaultLimits, Retention: time.Hour,
+		Now: func() time.Time { return time.Now().Add(72 * time.Hour) }})
+	d := monitor.Definition{Name: "rollup", Schedule: monitor.Schedule{Type: monitor.Daily, Time: "06:00"}, Paused: true,
+		Targets: []monitor.Target{{Query: "shoes one", CountryCode: "us", LanguageCode: "en"},
+			{Query: "shoes two", CountryCode: "de", LanguageCode: "de"}, {Query: "shoes three", CountryCode: "us", LanguageCode: "en", Surface: "web-search"}},
+		Watch: monitor.Watch{Brands: []monitor.Brand{{Name: "Nike", Domains: []string{"nike.com"}, Own: true},
+			{Name: "Adidas", Domains: []string{"adidas.de"}}}}}
+	v, err := svc.Create(ctx, acc.ID, d, monitor.Vetting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.MustParse(v.ID)
+	p.set("shoes one", answer("Nike and Adidas. Nike again.", "https://www.nike.com/a"))
+	p.set("shoes two", answer("Adidas only.", "https://shop.adidas.de/x", "https://nike.com/y"))
+	p.set("shoes three", kisa.Overview{})
+	readAll := func() { runAllIn(t, db, svc, acc.ID, id) }
+	readAll()
+
+	// From a day before today to three days after: today is a whole day,
+	// closed for later, open for svc.
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	span := monitor.Span{From: today.Add(-24 * time.Hour), To: today.Add(72 * time.Hour)}
+	groupings := [][]string{{"surface"}, {"day"}, {"country", "language"}, {"surface", "device", "day"}}
+	days := func() int {
+		var n int
+		if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM monitor_brand_day_sums WHERE monitor_id = $1`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	same := func(step string) {
+		t.Helper()
+		for _, g := range groupings {
+			want, err := svc.Brands(ctx, acc.ID, id, span, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := later.Brands(ctx, acc.ID, id, span, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := gocmp.Diff(want, got, cmpopts.IgnoreUnexported(monitor.BrandAggregate{})); diff != "" {
+				t.Errorf("%s: by %v, roll-up against readings (-readings +roll-up):\n%s", step, g, diff)
+			}
+		}
+	}
+	if days() != 0 {
+		t.Fatal("summed before asked")
+	}
+	same("first")
+	if n := days(); n != 3 { // one group per target: surface and country differ
+		t.Fatalf("roll-up of today: %d rows, want 3", n)
+	}
+	// The roll-up is what later reads: a change behind its back shows in
+	// the readings only.
+	bump := func(by int) {
+		t.Helper()
+		if _, err := db.SQL().ExecContext(ctx, `UPDATE monitor_readings SET brand_mentions[1] = brand_mentions[1] + $2
+			WHERE monitor_id = $1`, id, by); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bump(100)
+	rep, err := later.Brands(ctx, acc.ID, id, span, []string{"surface"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := rep.Groups[0].Brands[0].Mentions; m != 2 {
+		t.Fatalf("Nike's mentions in the overviews from the roll-up: %d, want 2 (as summed)", m)
+	}
+	bump(-100)
+	same("restored")
+
+	// Readings finished today after today was summed: summed again.
+	p.set("shoes one", answer("Adidas, then Nike.", "https://adidas.de/z"))
+	readAll()
+	same("late readings")
+
+	// A target removed with its history.
+	patch := `{"targets":[{"query":"shoes one","countryCode":"us","languageCode":"en"},{"query":"shoes three","countryCode":"us","languageCode":"en","surface":"web-search"}]}`
+	if _, err := svc.Update(ctx, acc.ID, id, json.RawMessage(patch), monitor.Vetting{}); err != nil {
+		t.Fatal(err)
+	}
+	same("target removed")
+	if rep, _ := later.Brands(ctx, acc.ID, id, span, []string{"country"}); len(rep.Groups) != 1 {
+		t.Errorf("after removing the German target: groups %+v, want us only", rep.Groups)
+	}
+
+	// Runs expired (later's clock: every run is older than its hour).
+	if err := later.Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	same("runs expired")
+	if rep, _ := later.Brands(ctx, acc.ID, id, span, []string{"surface"}); len(rep.Groups) != 0 {
+		t.Errorf("after the runs expired: groups %+v, want none", rep.Groups)
 	}
 }

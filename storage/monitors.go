@@ -198,9 +198,16 @@ func (s *DB) ReplaceMonitor(ctx context.Context, account, id uuid.UUID, d Monito
 	for i, t := range d.Targets {
 		idents[i] = t.Identity
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM monitor_targets WHERE monitor_id = $1 AND NOT identity = ANY($2::text[])`,
-		id, idents); err != nil {
+	res, err = tx.ExecContext(ctx, `DELETE FROM monitor_targets WHERE monitor_id = $1 AND NOT identity = ANY($2::text[])`, id, idents)
+	if err != nil {
 		return Monitor{}, dbError("remove targets", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		// Their readings went with them: the daily roll-up is summed
+		// again when next asked for.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM monitor_brand_days WHERE monitor_id = $1`, id); err != nil {
+			return Monitor{}, dbError("remove targets", err)
+		}
 	}
 	if err := putTargets(ctx, tx, id, d.Targets); err != nil {
 		return Monitor{}, err
@@ -679,6 +686,16 @@ func (s *DB) FinishReading(ctx context.Context, id uuid.UUID, res ReadingResult,
 	if err := insertChanges(ctx, tx, r, changes); err != nil {
 		return false, err
 	}
+	if r.BrandFigures.Version != nil && r.TakenAt != nil {
+		// Its day's roll-up, if summed already (a reading finished late),
+		// is summed again; the lock waits for a roll-up under way.
+		if err := lockBrandDays(ctx, tx, r.MonitorID, false); err != nil {
+			return false, err
+		}
+		if err := forgetBrandDays(ctx, tx, r.MonitorID, *r.TakenAt); err != nil {
+			return false, err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return false, dbError("finish reading", err)
 	}
@@ -802,11 +819,15 @@ func (s *DB) Observations(ctx context.Context, monitor uuid.UUID, from, to time.
 // their readings and changes (KISA_MONITOR_RETENTION); it returns how
 // many runs it removed.
 func (s *DB) DeleteMonitorRunsBefore(ctx context.Context, cutoff time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM monitor_runs WHERE started_at < $1`, cutoff)
-	if err != nil {
-		return 0, dbError("delete runs", err)
-	}
-	n, err := res.RowsAffected()
+	// The daily roll-up of the days their readings were taken in (from
+	// each run's start to its end) goes too: summed again when next
+	// asked for, of the readings left.
+	var n int64
+	err := s.db.GetContext(ctx, &n, `WITH gone AS (DELETE FROM monitor_runs WHERE started_at < $1
+			RETURNING monitor_id, started_at, COALESCE(finished_at, clock_timestamp()) AS ended),
+		days AS (DELETE FROM monitor_brand_days b USING gone g WHERE b.monitor_id = g.monitor_id
+			AND b.day >= (g.started_at AT TIME ZONE 'UTC')::date AND b.day <= (g.ended AT TIME ZONE 'UTC')::date)
+		SELECT count(*) FROM gone`, cutoff)
 	if err != nil {
 		return 0, dbError("delete runs", err)
 	}

@@ -75,17 +75,27 @@ func (s *suite) brands() error {
 		return err
 	}
 	restBytes -= brandBytes
+	// The daily roll-up that the requests made: shared by a day's
+	// readings of a target group, counted per reading all the same.
+	var rollUp float64
+	err = db.SQL().QueryRowContext(s.ctx, `SELECT (SELECT COALESCE(sum(pg_column_size(d.*)), 0) FROM monitor_brand_day_sums d WHERE monitor_id = $1)
+		+ (SELECT COALESCE(sum(pg_column_size(b.*)), 0) FROM monitor_brand_days b WHERE monitor_id = $1)`, id).Scan(&rollUp)
+	if err != nil {
+		return err
+	}
+	brandBytes += rollUp
 	p50, p99v := median(took), p99(took)
 	s.res.add(row{Figure: fmt.Sprintf("monitor brands: GET /brands grouped by surface and day, %d targets x %d days of daily readings, %d brands", brandTargets, brandDays, brandCount),
-		Kisa:     fmt.Sprintf("p50 %.0f ms, p99 %.0f ms (%d groups, %d requests one at a time)", p50, p99v, groups, len(took)),
+		Kisa: fmt.Sprintf("p50 %.0f ms, p99 %.0f ms (%d groups, %d requests one at a time; the first, which sums the 90 days into the daily roll-up, %.0f ms)",
+			p50, p99v, groups, len(took), took[0]),
 		Baseline: "-", Ratio: "-", Target: "p50 <= 300 ms, p99 <= 1 s", Met: yes(p50 <= 300 && p99v <= 1000),
 		Raw: map[string]any{"ms": took, "groups": groups}})
 	share := brandBytes / restBytes
 	s.res.add(row{Figure: "monitor brands: a reading's brand figures in PostgreSQL (10 brands)",
-		Kisa: fmt.Sprintf("+0 rows, +%.0f bytes of row data per reading (the rest of a reading's row %.0f bytes): +%.1f%%",
-			brandBytes/rows, restBytes/rows, 100*share),
+		Kisa: fmt.Sprintf("+0 rows, +%.0f bytes of row data per reading, the daily roll-up's %.1f included (the rest of a reading's row %.0f bytes): +%.1f%%",
+			brandBytes/rows, rollUp/rows, restBytes/rows, 100*share),
 		Baseline: "-", Ratio: "-", Target: "<= +20% of a reading's cost", Met: yes(share <= 0.2),
-		Raw: map[string]any{"readings": rows, "brandBytes": brandBytes, "restBytes": restBytes}})
+		Raw: map[string]any{"readings": rows, "brandBytes": brandBytes, "rollUpBytes": rollUp, "restBytes": restBytes}})
 	return nil
 }
 
