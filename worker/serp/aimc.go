@@ -18,7 +18,7 @@ var aimc = generation{
 	answer: AnswerColumn,
 	blocks: `div.Y3BBE, div.n6owBd, [role="heading"], li, tr`,
 	noText: `script, style, template, noscript, svg, button, textarea, ` +
-		`[data-crb-el], [role="dialog"], [aria-hidden="true"], ` +
+		`[data-crb-el], [role="dialog"], [aria-hidden="true"]:not([ahbak]), ` +
 		`[role="status"], [role="progressbar"], [aria-live], ` +
 		`[style*="display:none"], [style*="display: none"], [data-xid^="aim-aside"], ` +
 		`[data-container-id="rhs-col"]`,

@@ -125,13 +125,14 @@ func publisherOf(favicon string) string {
 }
 
 // The dates a card shows: a full date in the forms met (Aug 21, 2026;
-// 21 Aug 2026; 2026-08-21), a relative one (3 days ago) or a day without
-// a year (Aug 21). Month names are English, the language of every page
-// met with dates.
+// 21 Aug 2026; 2026-08-21; the Swedish page's 24 jan. 2022 and 21 juni
+// 2023), a relative one (3 days ago) or a day without a year (Aug 21).
+// Month names are English or Swedish (swedishMonths), the languages of the
+// pages met with dates.
 var (
 	isoDate      = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})\b`)
 	monthDayYear = regexp.MustCompile(`^([A-Z][a-z]{2,8})\.? (\d{1,2}), (\d{4})\b`)
-	dayMonthYear = regexp.MustCompile(`^(\d{1,2}) ([A-Z][a-z]{2,8})\.? (\d{4})\b`)
+	dayMonthYear = regexp.MustCompile(`^(\d{1,2}) ([A-Za-z]{3,9})\.? (\d{4})\b`)
 	relative     = regexp.MustCompile(`^(\d+|an?) (minute|hour|day|week|month|year)s? ago\b`)
 	monthDay     = regexp.MustCompile(`^([A-Z][a-z]{2,8})\.? (\d{1,2})$`)
 )
@@ -184,14 +185,21 @@ func monthNumber(s string) int {
 	return n
 }
 
-// monthOf is the month of an English month name or its abbreviation
-// ("Sep", "Sept", "September"), 0 when none.
+// swedishMonths are the month names of the Swedish pages (the real phone
+// page of April 2026 shows "jan.", "feb.", "maj", "juni", "juli", "aug.",
+// "sep." and "dec." in its cards and snippets), January first.
+var swedishMonths = []string{"januari", "februari", "mars", "april", "maj", "juni",
+	"juli", "augusti", "september", "oktober", "november", "december"}
+
+// monthOf is the month of an English or Swedish month name or its
+// abbreviation ("Sep", "Sept", "September", "sep", "juni"), 0 when none.
 func monthOf(name string) int {
 	n := strings.ToLower(name)
 	for m := time.January; m <= time.December; m++ {
-		full := strings.ToLower(m.String())
-		if n == full || (len(n) >= 3 && strings.HasPrefix(full, n)) {
-			return int(m)
+		for _, full := range []string{strings.ToLower(m.String()), swedishMonths[m-1]} {
+			if n == full || (len(n) >= 3 && strings.HasPrefix(full, n)) {
+				return int(m)
+			}
 		}
 	}
 	return 0

@@ -1,6 +1,7 @@
 package serp_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -58,5 +59,124 @@ func TestExtractPhoneOverview2026(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"https://www.smhi.se/vader/prognoser-och-varningar/vaderprognos/q/Motala/2690960", "https://www.klart.se/se/v%C3%A4der-nykyrke/"}, got); diff != "" {
 		t.Errorf("organic mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// armhangPage is a real phone results page of 19 April 2026 kept in parts
+// (kjellberg/serp_parser, spec/files/google/2026-04-19-mobile-vad-ar-
+// armhang.html, 2.1 MB, read 16 kB at a time; what was left out is listed
+// in the file's first comment): an overview whose answer is collapsed
+// (its blocks after the first marked ahbak="true" aria-hidden="true"),
+// with a list of four source cards ([role=listitem] links labelled by
+// their title) and chips whose links are the records of hidden data
+// blocks; seventeen organic results, nine in #rso and eight in the
+// continuation below it (#botstuff), among "People also ask", two video
+// results, two image modules, forum answers inside a result and related
+// searches.
+const armhangPage = "phone-aio-armhang-2026.html"
+
+// armhangOrganic are the page's organic results in order: the
+// publisher's expected list (2026-04-19-mobile-vad-ar-armhang.json, 18
+// results) without its second, svensktkosttillskott.se, which is the
+// source quoted in the answer of the first "People also ask" question,
+// not a result; its seventh is the same page without the engine's
+// srsltid parameter, which the page's link carries.
+var armhangOrganic = []string{
+	"https://sv.wikipedia.org/wiki/Armh%C3%A4vning",
+	"https://privatetrainingonline.se/armhavningar/",
+	"https://iform.se/traning/styrketraning/styrkeovningar/guide-till-den-perfekta-armhavningen",
+	"https://www.mabra.com/traning/sa-enkelt-blir-du-av-med-gaddhanget/6619153",
+	"https://www.facebook.com/photo.php?fbid=376108995795103&set=a.376108952461774&id=100064628412296",
+	"https://www.reddit.com/r/jrotc/comments/sbz4j2/how_to_do_the_flexed_arm_hang/?tl=sv",
+	"https://skadekompassen.se/ovningar/armhavning-pushup/?srsltid=AfmBOorC8-wZNk-UFSXr8ak66kAhxGxUSMCVMboif_n45jFmGFQPINtF",
+	"https://www.mmsports.se/blogg/armhavningar-teknik-och-tips",
+	"https://naprapatiska.se/2018/09/17/hanga-for-friskare-axlar/",
+	"https://ak.se/blogg/trana-gaddhang/",
+	"https://www.allas.se/halsa/trana-bort-gaddhanget/7665335",
+	"https://www.pliktverket.se/for-dig-som-fyller-18-ar/monstringsunderlaget-och-monstringen/sa-har-gar-monstringen-till",
+	"https://trainimal.com/se/sahar-blir-du-av-med-ditt-gaddhang-gar-det-ens/",
+	"https://www.tranakampsport.se/artiklar/6-armhavningar-och-hur-de-hjalper-kroppen",
+	"https://www.sverigespringer.se/trana-armar-med-en-kompis/",
+	"https://www.expressen.se/livsstil/halsa/armhavningar-vanliga-fel-och-hur-du-gor-ratt/",
+	"https://www.styrkelabbet.se/hur-mycket-av-kroppsvikten-lyfter-du-vid-en-armhavning/",
+}
+
+// TestExtractPhoneArmhang2026 reads the April 2026 phone page: every
+// organic result in order, below #rso too (the video results, the "People
+// also ask" sources, the forum answers and the image cards are not
+// results), the whole collapsed answer, its four source cards with their
+// dates, and each chip's citations (the publisher's expected citations
+// are the first site of each chip that names one: facebook.com and
+// skadekompassen.se; each chip's "+1" is the second).
+func TestExtractPhoneArmhang2026(t *testing.T) {
+	page := readPage(t, armhangPage)
+	web, err := serp.ExtractWeb(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range web.Organic {
+		got = append(got, r.URL)
+	}
+	if diff := cmp.Diff(armhangOrganic, got); diff != "" {
+		t.Errorf("organic mismatch (-want +got):\n%s", diff)
+	}
+	compareGolden(t, "web-"+armhangPage, web)
+
+	ov := extract(t, page)
+	assertNoInterface(t, ov)
+	assertParagraphsMatchText(t, ov)
+	if !ov.HasOverview || !strings.HasPrefix(ov.Text, `Armhäng (ofta kallat "flexed arm hang" på engelska) är en statisk styrkeövning`) ||
+		!strings.HasSuffix(ov.Text, "Det skiljer sig från en armhävning (push-up), som är en övning på golvet för bröst, triceps och axlar.") || len(ov.Paragraphs) != 7 {
+		t.Errorf("overview = %v, %d paragraphs, text %q", ov.HasOverview, len(ov.Paragraphs), ov.Text)
+	}
+	type src struct{ URL, Title, Date string }
+	var sources []src
+	for _, s := range ov.Sources {
+		sources = append(sources, src{s.URL, s.Title, s.PublishedAt})
+	}
+	wantSources := []src{
+		{"https://www.reddit.com/r/jrotc/comments/sbz4j2/how_to_do_the_flexed_arm_hang/?tl=sv", "Hur gör man armhäng med böjda armar? : r/jrotc - Reddit", "2022-01-24"},
+		{"https://www.facebook.com/skaraborgsregemente/photos/a.376108952461774/376108995795103/?type=3", "Skaraborgs - Ett annat styrketest är armhäng. - Facebook", "2012-08-23"},
+		{"https://skadekompassen.se/ovningar/armhavning-pushup/", "Armhävning / pushup - Skadekompassen", "2023-06-21"},
+		{"https://sv.wikipedia.org/wiki/Armh%C3%A4vning", "Armhävning - Wikipedia", ""},
+	}
+	if diff := cmp.Diff(wantSources, sources); diff != "" {
+		t.Errorf("sources mismatch (-want +got):\n%s", diff)
+	}
+	var cites [][]string
+	for _, p := range ov.Paragraphs {
+		var urls []string
+		for _, c := range p.Citations {
+			urls = append(urls, c.Source+" "+c.URL)
+		}
+		cites = append(cites, urls)
+	}
+	wantCites := [][]string{
+		{"Facebook https://www.facebook.com/skaraborgsregemente/photos/a.376108952461774/376108995795103/?type=3",
+			"Reddit https://www.reddit.com/r/jrotc/comments/sbz4j2/how_to_do_the_flexed_arm_hang/?tl=sv"},
+		nil, nil, nil, nil, nil,
+		{"Skadekompassen https://skadekompassen.se/ovningar/armhavning-pushup/", "Wikipedia https://sv.wikipedia.org/wiki/Armh%C3%A4vning"},
+	}
+	if diff := cmp.Diff(wantCites, cites); diff != "" {
+		t.Errorf("citations by paragraph mismatch (-want +got):\n%s", diff)
+	}
+	compareGolden(t, armhangPage, ov)
+}
+
+// TestExtractPhoneSourceCardsByLabel reads the April 2026 page's source
+// cards with every HTML comment removed (the records that name each
+// link): a card's title is then the element that labels its link.
+func TestExtractPhoneSourceCardsByLabel(t *testing.T) {
+	page := regexp.MustCompile(`(?s)<!--.*?-->`).ReplaceAllString(readPage(t, armhangPage), "")
+	ov := extract(t, page)
+	var titles []string
+	for _, s := range ov.Sources {
+		titles = append(titles, s.Title)
+	}
+	want := []string{"Hur gör man armhäng med böjda armar? : r/jrotc - Reddit", "Skaraborgs - Ett annat styrketest är armhäng. - Facebook",
+		"Armhävning / pushup - Skadekompassen", "Armhävning - Wikipedia"}
+	if diff := cmp.Diff(want, titles); diff != "" {
+		t.Errorf("source titles without records (-want +got):\n%s", diff)
 	}
 }

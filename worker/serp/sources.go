@@ -24,23 +24,26 @@ func readSources(p pageDoc, box *goquery.Selection, idx linkIndex) []kisa.Source
 	if links.Length() == 0 {
 		links = box.Find(PhoneSourceLink)
 	}
+	if links.Length() == 0 {
+		links = box.Find(SourceCardLink)
+	}
 	links.Each(func(_ int, a *goquery.Selection) {
 		l := p.linkOf(a.AttrOr("href", ""))
 		if l.url == "" || seen[l.url] {
 			return
 		}
 		seen[l.url] = true
-		out = append(out, sourceFor(l, idx.byURL[l.url], a))
+		out = append(out, sourceFor(l, idx.byURL[l.url], a, box))
 	})
 	return out
 }
 
 // sourceFor is the source of link l from what the page says about it and
-// its link element a.
-func sourceFor(l link, info linkInfo, a *goquery.Selection) kisa.Source {
+// its link element a in the overview's block box.
+func sourceFor(l link, info linkInfo, a, box *goquery.Selection) kisa.Source {
 	return kisa.Source{
 		URL:       l.url,
-		Title:     firstOf(info.title, labelTitle(a.AttrOr("aria-label", ""))),
+		Title:     firstOf(info.title, labelTitle(a.AttrOr("aria-label", "")), labelledTitle(a, box)),
 		Source:    firstOf(sourceOf(l, info.favicon), info.site),
 		Icon:      info.favicon,
 		LinkState: l.state(info.date),
@@ -51,4 +54,22 @@ func sourceFor(l link, info linkInfo, a *goquery.Selection) kisa.Source {
 // ("Title. Opens in new tab.").
 func labelTitle(label string) string {
 	return normalise(strings.TrimSuffix(strings.TrimSpace(label), SidePanelLabelSuffix))
+}
+
+// labelledTitle returns the text of the element of box that labels a
+// (its aria-labelledby names the element's id: a source card's title),
+// "" when there is none.
+func labelledTitle(a, box *goquery.Selection) string {
+	id := strings.TrimSpace(a.AttrOr("aria-labelledby", ""))
+	if id == "" || strings.ContainsAny(id, " \t") {
+		return ""
+	}
+	var title string
+	box.Find("[id]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if s.AttrOr("id", "") == id {
+			title = normalise(s.Text())
+		}
+		return title == ""
+	})
+	return title
 }

@@ -22,9 +22,12 @@ const (
 	// ResultsArea holds the results of the page (organic and the rest):
 	// the first of these that the page has. #rcnt holds the results
 	// column with the featured snippet that the desktop page puts above
-	// it (and the side panel, which NotOrganic leaves out); #main is the
-	// page served without script.
-	ResultsArea = `#rcnt, #rso, #search, #center_col, #main`
+	// it (and the side panel, which NotOrganic leaves out); #center_col
+	// holds #rso and, below it, the continuation of the list that the
+	// phone's page loads as one scrolls (#botstuff, the real phone page of
+	// April 2026: its tenth result stands there); #main is the page served
+	// without script.
+	ResultsArea = `#rcnt, #center_col, #rso, #search, #main`
 	// ResultTitleLink is the title link of a result: a link around an h3
 	// (desktop) or a [role="heading"] (phones), or inside one (the
 	// featured snippet on phones).
@@ -33,13 +36,15 @@ const (
 	ResultTitle = `h3, [role="heading"]`
 	// NotOrganic are the blocks whose links are not organic results: ads
 	// (top and bottom), "People also ask", the AI overview and AI Mode's
-	// answer, videos, top stories, images, the local pack, "Things to
+	// answer, videos (a video's block, jsname pKB8Bc, on the pages of 2023,
+	// 2025 and 2026, also where it carries no data-vid: the phone page of
+	// April 2026), top stories, images, the local pack, "Things to
 	// know", forums and discussions, and hidden parts. Modules that carry
 	// a heading of their own are recognised by it (ModuleHeading) as well.
 	NotOrganic = `#tads, #tadsb, #bottomads, [data-text-ad], [data-pcu], [aria-label="Ads"], [aria-label="Sponsored"], ` +
 		`.related-question-pair, [data-initq], [jsname="Cpkphb"], [jsname="yEVEwb"], ` +
 		`[jscontroller="EYwa3d"], [data-subtree="aimc"], #eKIzJc, ` + FeaturedAnswer + `, ` +
-		`g-section-with-header, video-voyager, [data-vid], [data-local-pack], g-scrolling-carousel, ` +
+		`g-section-with-header, video-voyager, [data-vid], [jsname="pKB8Bc"], [data-local-pack], g-scrolling-carousel, ` +
 		`g-inner-card, #iur, [data-lpage], a[role="button"], [data-app], #rhs, [role="complementary"], ` +
 		`[role="dialog"], [aria-hidden="true"], [style*="display:none"], [style*="display: none"]`
 	// ModuleHeading is the heading of a module of the results page
@@ -189,7 +194,7 @@ const HeadingNoise = `g-bubble, script, style, [aria-hidden="true"], [style*="di
 // else of note: no title link, and at most shortText characters besides
 // the heading's text and HeadingNoise.
 func headingOnly(part *goquery.Selection) bool {
-	if part.Find(ResultTitleLink).Length() > 0 {
+	if part.Find(ResultTitleLink).Length() > 0 || holdsPageLink(part) {
 		return false
 	}
 	h := part.Find(ModuleHeading).AddSelection(part.Filter(ModuleHeading)).First()
@@ -250,4 +255,19 @@ func targetURL(href string) string {
 		return cleanURL(firstOf(q.Get("q"), q.Get("url")))
 	}
 	return cleanURL(href)
+}
+
+// holdsPageLink reports whether part holds a link to a page outside the
+// search engine: the items of a module that holds them itself (the image
+// cards of the phone page of April 2026 beside their "Bilder" heading,
+// whose labels are hidden from the text), so that its heading heads only
+// them.
+func holdsPageLink(part *goquery.Selection) bool {
+	found := false
+	part.Find("a[href]").EachWithBreak(func(_ int, a *goquery.Selection) bool {
+		u := targetURL(a.AttrOr("href", ""))
+		found = u != "" && !isEngineLink(u)
+		return !found
+	})
+	return found
 }
