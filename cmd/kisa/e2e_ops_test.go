@@ -63,6 +63,7 @@ func (s *stack) checkOperations(t *testing.T) {
 		{name: "worker metrics", url: s.worker + "/metrics", want: []string{
 			`kisa_worker_tasks_total{outcome="ok",surface="ai-overview"}`, `kisa_worker_task_duration_seconds_count{outcome="ok",surface="ai-overview"}`,
 			`kisa_queue_tasks{queue="overview",state="pending"}`, `kisa_queue_up{queue="overview"} 1`,
+			`kisa_queue_tasks{queue="assistants",state="pending"}`, `kisa_queue_up{queue="monitors"} 1`, `kisa_queue_up{queue="webhooks"} 1`,
 			"kisa_browser_launches_total 1", "kisa_browser_tabs 3", "kisa_browser_tabs_busy ", // 2 + 1 of the assistants
 			"go_goroutines ", "process_resident_memory_bytes ",
 		}, not: []string{"kisa_http_requests_total"}},

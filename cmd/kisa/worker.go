@@ -63,7 +63,8 @@ func runWorker(ctx context.Context, e env, args []string) error {
 	}
 	reg := ops.NewRegistry()
 	metrics := worker.NewMetrics(reg, pool)
-	reg.MustRegister(ops.NewQueueCollector(asynq.NewInspectorFromRedisClient(rdb), jobs.QueueOverview))
+	reg.MustRegister(ops.NewQueueCollector(asynq.NewInspectorFromRedisClient(rdb), jobs.QueueOverview, jobs.QueueAssistants,
+		jobs.QueueMonitors, jobs.QueueWebhooks, jobs.QueueMaintenance))
 	opsCtx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
 	served, err := serveWorkerOps(opsCtx, cfg, ops.Mux(ops.Checks{
