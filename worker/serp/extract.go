@@ -42,7 +42,7 @@ func ExtractAt(page, base string) (kisa.Overview, error) {
 		return emptyOverview(), err
 	}
 	ov := extractDoc(doc)
-	if !ov.HasOverview {
+	if !ov.HasOverview && !showsNotice(doc.Find(OverviewContainer).First()) {
 		if what := unreadContent(doc.Document); what != "" {
 			return ov, fmt.Errorf("%w: overview block holds content no generation (%s) reads: %.80q",
 				kisa.Unrecognised, strings.Join(Generations(), ", "), what)
@@ -94,6 +94,27 @@ func extractDoc(doc pageDoc) kisa.Overview {
 	ov.Text = strings.Join(texts, "\n")
 	ov.Sources = sources
 	return ov
+}
+
+// showsNotice reports whether the overview block box shows a notice that
+// the engine gave up on the answer (OverviewNotice with text, not hidden
+// by its own or an ancestor's inline display:none, the way the real pages
+// keep them until they show one), in any language.
+func showsNotice(box *goquery.Selection) bool {
+	shown := false
+	box.Find(OverviewNotice).EachWithBreak(func(_ int, n *goquery.Selection) bool {
+		hidden := false
+		for p := n; p.Length() > 0 && !hidden; p = p.Parent() {
+			style := strings.ReplaceAll(p.AttrOr("style", ""), " ", "")
+			hidden = strings.Contains(style, "display:none")
+			if p.Get(0) == box.Get(0) {
+				break
+			}
+		}
+		shown = !hidden && normalise(n.Text()) != ""
+		return !shown
+	})
+	return shown
 }
 
 // unreadContent returns the first text of the page's overview block that

@@ -65,6 +65,7 @@ func PageSelectors() map[string]any {
 		"overviewHeadings":  OverviewHeadings,
 		"overviewStatuses":  OverviewStatuses,
 		"overviewNotices":   OverviewNotices,
+		"overviewNotice":    OverviewNotice,
 		"overviewBusy":      OverviewBusy,
 		"notContent":        NotContent,
 		"showMore":          ShowMore,
@@ -97,8 +98,10 @@ type OverviewState struct {
 	// of the block matching OverviewBusy, or a status line of
 	// OverviewStatuses in the block or its heading.
 	Busy bool `json:"busy"`
-	// Notice is whether the block's whole answer text is one of
-	// OverviewNotices: the engine gave up, the block is finished.
+	// Notice is whether the block shows that the engine gave up: its
+	// whole answer text is one of OverviewNotices, or it renders one of
+	// its OverviewNotice elements (in any language). The block is
+	// finished.
 	Notice bool `json:"notice"`
 }
 

@@ -58,8 +58,12 @@
           const body = q(sel.overviewBody);
           const text = body ? texts(body, sel.notContent).join("") : "";
           const busy = !!status || !!block && (block.matches(sel.overviewBusy) || !!block.querySelector(sel.overviewBusy) || showsStatus(block));
+          // The engine renders one of its notices (hidden until then) when
+          // it gives up on the answer, in any language.
+          const shown = !!block && [...block.querySelectorAll(sel.overviewNotice)]
+            .some((n) => n.getClientRects().length > 0 && !!norm(n.textContent));
           const st = { sig: sigOf(text), loaded: !!box && box.matches(sel.overviewLoaded), marked: !!box, busy,
-            notice: notices.includes(norm(text)) };
+            notice: notices.includes(norm(text)) || shown };
           if (!st.sig && !block && document.readyState === "complete") st.sig = "absent";
           return st;
         };

@@ -71,11 +71,24 @@ const OverviewHeading = `h1`
 // final full stops or an ellipsis.
 var OverviewStatuses = []string{"Searching", "Generating", "Thinking"}
 
+// OverviewNotice matches the overview block's two notices that the engine
+// gave up on the answer ("not available for this search", "can't
+// generate ... right now"), hidden until it shows one, in every language:
+// the real pages of January 2026 (English, desktop), February and April
+// 2026 (Swedish, phones) carry both. A block that shows one is finished,
+// without an answer (page.js: OverviewState.Notice; Extract: no overview,
+// not unknown markup).
+const OverviewNotice = `[jsname="lGsj1"], [jsname="L1sC6e"]`
+
 // OverviewNotices are the notices of an overview block whose answer the
-// engine gave up on: the block is finished, without an answer.
+// engine gave up on, in the languages met (a last guard beside
+// OverviewNotice): English, and Swedish as the real phone pages of
+// February and April 2026 (kjellberg/serp_parser) word them.
 var OverviewNotices = []string{
 	"An AI Overview is not available for this search",
 	"Can't generate an AI overview right now. Try again later",
+	"En AI-översikt är inte tillgänglig för den här sökningen",
+	"Det går inte att generera en AI-översikt just nu. Försök igen senare",
 }
 
 // The phrase lists below are a last guard, not the mechanism: the
