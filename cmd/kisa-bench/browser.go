@@ -14,11 +14,12 @@ var tabCounts = []int{1, 2, 4, 8, 16}
 // misses, its peak memory, and a fresh browser per job for comparison.
 func (s *suite) tabs() error {
 	type point struct {
-		Tabs        int     `json:"tabs"`
-		JobsPerS    float64 `json:"jobs_per_s"`
-		PeakRSSMB   float64 `json:"peak_rss_mb"`
-		PeakPSSMB   float64 `json:"peak_pss_mb"`
-		CPUPerVisit float64 `json:"cpu_s_per_visit"` // worker + Chromium, from /proc
+		Tabs        int        `json:"tabs"`
+		JobsPerS    float64    `json:"jobs_per_s"`
+		PeakRSSMB   float64    `json:"peak_rss_mb"`
+		PeakPSSMB   float64    `json:"peak_pss_mb"`
+		CPUPerVisit float64    `json:"cpu_s_per_visit"` // worker + Chromium, from /proc
+		Stack       stackShare `json:"stack"`
 	}
 	var pts []point
 	for _, t := range tabCounts {
@@ -33,18 +34,20 @@ func (s *suite) tabs() error {
 			return err
 		}
 		pid := s.worker.cmd.Process.Pid
-		peak, cpu := samplePeak(pid), treeCPU(pid)
+		peak, cpu, stack := samplePeak(pid), treeCPU(pid), readStackCPU(pid)
 		wall, _, err := s.runJobs(fmt.Sprintf("bench tabs %d", t), s.n.Queries, s.n.Queries, nil)
 		cpu = (treeCPU(pid) - cpu) / float64(s.n.Queries)
+		share := shareOf(stack, readStackCPU(pid), s.n.Queries, wall.Seconds())
 		rss, pss := peak.end()
 		if err != nil {
 			return err
 		}
-		pts = append(pts, point{Tabs: t, JobsPerS: float64(s.n.Queries) / wall.Seconds(), PeakRSSMB: rss, PeakPSSMB: pss, CPUPerVisit: cpu})
+		pts = append(pts, point{Tabs: t, JobsPerS: float64(s.n.Queries) / wall.Seconds(), PeakRSSMB: rss, PeakPSSMB: pss, CPUPerVisit: cpu, Stack: share})
 	}
-	var desc []string
+	var desc, stacks []string
 	best := pts[0]
 	for _, p := range pts {
+		stacks = append(stacks, fmt.Sprintf("%d tabs: %s", p.Tabs, p.Stack))
 		desc = append(desc, fmt.Sprintf("%d: %.2f/s, %.2f CPU-s per visit, PSS %s", p.Tabs, p.JobsPerS, p.CPUPerVisit, mb(p.PeakPSSMB)))
 		if p.JobsPerS > best.JobsPerS {
 			best = p
@@ -63,6 +66,7 @@ func (s *suite) tabs() error {
 	// count visits queue, and tabs beyond the visits running are not open.
 	first, four := pts[0], pts[2]
 	perTab := (four.PeakPSSMB - first.PeakPSSMB) / float64(four.Tabs-first.Tabs)
+	s.res.note("Throughput at 1 s, the whole machine (the suite runs the stack on the same cores): %s", strings.Join(stacks, "; "))
 	s.res.note("CPU per visit is the worker's process tree (the worker, Chromium and every renderer, reaped ones through their parent's cutime) from /proc over the figure's visits. PSS counts each shared page once over the processes sharing it; memory per extra tab is (peak PSS at %d tabs - at %d tab) / %d.",
 		four.Tabs, first.Tabs, four.Tabs-first.Tabs)
 	ratio := four.JobsPerS / first.JobsPerS

@@ -41,6 +41,8 @@ type waitRun struct {
 	Incomplete  int     `json:"incomplete"`
 	// CPUByKind splits CPUPerVisit by process (procKind).
 	CPUByKind map[string]float64 `json:"cpu_s_per_visit_by_process"`
+	// Stack is what the machine and the rest of the stack spent.
+	Stack stackShare `json:"stack"`
 }
 
 // runOn starts a worker of tabs tabs (not recycling its browser, so that
@@ -55,8 +57,9 @@ func (s *suite) runOn(base string, tabs, n int, tag string) (waitRun, error) {
 		return waitRun{}, err
 	}
 	pid := s.worker.cmd.Process.Pid
-	peak, before := samplePeak(pid), treeCPUByKind(pid)
+	peak, before, stack := samplePeak(pid), treeCPUByKind(pid), readStackCPU(pid)
 	wall, incomplete, err := s.runJobs(fmt.Sprintf("%s %d", tag, tabs), n, n, nil)
+	share := shareOf(stack, readStackCPU(pid), n, wall.Seconds())
 	by, cpu := treeCPUByKind(pid), 0.0
 	for kind, v := range by {
 		by[kind] = (v - before[kind]) / float64(n)
@@ -67,7 +70,7 @@ func (s *suite) runOn(base string, tabs, n int, tag string) (waitRun, error) {
 		return waitRun{}, err
 	}
 	return waitRun{Tabs: tabs, Jobs: n, JobsPerS: float64(n) / wall.Seconds(), CPUPerVisit: cpu, PeakPSSMB: pss,
-		Incomplete: incomplete, CPUByKind: by}, nil
+		Incomplete: incomplete, CPUByKind: by, Stack: share}, nil
 }
 
 // wait: the cost of waiting. One tab, the same misses on the fixture
@@ -132,9 +135,19 @@ func (s *suite) slowTabs() error {
 			best = r
 		}
 	}
+	s.res.note("Throughput at %s, the whole machine (the suite runs the stack on the same cores): %s", slowDelay, stackNotes(runs))
 	s.res.add(row{Figure: fmt.Sprintf("throughput, fixture streaming %s, 3 screenshots, by tabs", slowDelay),
 		Kisa:     fmt.Sprintf("%.2f visits/s at %d tabs (%s)", best.JobsPerS, best.Tabs, strings.Join(desc, "; ")),
 		Baseline: "-", Ratio: "-", Target: ">= 2 visits/s; every answer complete",
 		Met: yes(best.JobsPerS >= 2 && incomplete == 0), Raw: runs})
 	return nil
+}
+
+// stackNotes lists each run's machine share by tab count.
+func stackNotes(runs []waitRun) string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, fmt.Sprintf("%d tabs: %s", r.Tabs, r.Stack))
+	}
+	return strings.Join(out, "; ")
 }
