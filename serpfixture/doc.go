@@ -43,6 +43,8 @@
 //     already expanded page, served as is whatever hl says.
 //   - exactly "mobile app development" (Real2025PageQuery): the real
 //     captured page of the 2025 generation, collapsed, served as is.
+//   - "captured page NAME" (CapturedQuery): the page NAME of package
+//     captured as saved, to any device (404 for no such page).
 //   - exactly "google" or "hotels" (RealWebQueries): a real captured
 //     desktop results page of 2023 without an AI overview, served as is;
 //     to a phone, the same query's real phone page (RealPhoneWebQueries).

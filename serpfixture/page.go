@@ -37,6 +37,11 @@ const (
 	// opaque.go) and their cards show dates, as real pages of August 2026
 	// do; the last website's redirect has expired (404).
 	OpaqueQuery = "latest news"
+	// CapturedQuery followed by the name of a page of package captured
+	// (e.g. "captured page web-dell-2023.html") is answered with that real
+	// page as saved, to any device: for measuring visits of every real
+	// page (kisa-bench's real pages figure).
+	CapturedQuery = "captured page "
 )
 
 // behaviour is what /search does for a query.
@@ -49,6 +54,7 @@ const (
 	realCapture
 	real2025
 	realWeb
+	capturedPage
 	captcha
 	stalled
 	unknown
@@ -67,6 +73,8 @@ func behaviourOf(query string) behaviour {
 		return real2025
 	case RealWebQueries[query] != "":
 		return realWeb
+	case strings.HasPrefix(query, CapturedQuery):
+		return capturedPage
 	case strings.Contains(query, StalledQuery):
 		return stalled
 	case strings.Contains(query, UnknownQuery):
@@ -114,6 +122,9 @@ func FinalPage(query, hl string) (string, error) {
 		return p.real2025, nil
 	case realWeb:
 		b, err := captured.FS.ReadFile(RealWebQueries[NormaliseQuery(query)])
+		return string(b), err
+	case capturedPage:
+		b, err := captured.FS.ReadFile(strings.TrimPrefix(NormaliseQuery(query), CapturedQuery))
 		return string(b), err
 	}
 	b, err := p.results(resultsRequest{query: query, hl: hl, final: true})

@@ -3,12 +3,14 @@ package serpfixture
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kisa-dev/kisa/serpfixture/captured"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 )
 
 // DefaultOverviewDelay is how long an overview takes to stream in when
@@ -189,6 +191,13 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.writeHTML(w, r, http.StatusOK, page, "real results page")
+	case capturedPage:
+		page, err := captured.FS.ReadFile(strings.TrimPrefix(key, CapturedQuery))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		s.writeHTML(w, r, http.StatusOK, page, "captured page")
 	default:
 		st, err := s.streamFor(q)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa/serpfixture"
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -83,6 +84,19 @@ func TestRealPageServedAsIs(t *testing.T) {
 	if got != want || len(got) < 2_000_000 {
 		t.Errorf("served %d bytes, want the %d bytes of the captured page", len(got), len(want))
 	}
+}
+
+// TestCapturedPageByName checks that "captured page NAME" serves that
+// captured page unchanged, and 404 for a name that is none.
+func TestCapturedPageByName(t *testing.T) {
+	srv := serpfixture.New(serpfixture.Options{})
+	for _, p := range captured.WebPages[:3] {
+		got := get(t, srv, "/search?q="+url.QueryEscape(serpfixture.CapturedQuery+p.Name), http.StatusOK)
+		if want := string(captured.Page(p.Name)); got != want || want == "" {
+			t.Errorf("%s: served %d bytes, want its %d", p.Name, len(got), len(want))
+		}
+	}
+	get(t, srv, "/search?q="+url.QueryEscape(serpfixture.CapturedQuery+"nothing.html"), http.StatusNotFound)
 }
 
 // TestVisits checks the visit counter: every results page and CAPTCHA

@@ -7,18 +7,29 @@ import (
 	"strings"
 
 	"github.com/kisa-dev/kisa/serpfixture"
+	"github.com/kisa-dev/kisa/serpfixture/captured"
 )
 
-// realPageQueries are the fixture's queries answered with real captured
-// results pages: two with an AI overview (today's, expanded, and one of
-// 2025, collapsed) and two of 2023 without one.
-func realPageQueries() []string {
-	q := []string{serpfixture.RealPageQuery, serpfixture.Real2025PageQuery}
-	for k := range serpfixture.RealWebQueries {
-		q = append(q, k)
+// realPage is a real captured page the fixture serves by name, and the
+// device a person would have seen it on.
+type realPage struct {
+	name  string
+	phone bool
+}
+
+// realPageList is every real captured results page (package captured):
+// the two with an AI overview (today's, expanded, and one of 2025,
+// collapsed) and the web pages of 2023 and 2026, desktop, phone and
+// without script, with results, modules and none.
+func realPageList() []realPage {
+	out := []realPage{{name: captured.FrogsPage}, {name: captured.MobileAppPage}}
+	for _, p := range captured.WebPages {
+		out = append(out, realPage{name: p.Name, phone: p.Device == captured.Phone})
 	}
-	slices.Sort(q[2:])
-	return q
+	for _, name := range []string{captured.WebGoogle, captured.WebHotels, captured.WebGoogleNoJS, captured.WebHotelsNoJS} {
+		out = append(out, realPage{name: name})
+	}
+	return out
 }
 
 // realPages: one sync miss with the cache off per real captured page, as a
@@ -33,16 +44,17 @@ func (s *suite) realPages() error {
 	var all []float64
 	per := map[string][]float64{}
 	var desc []string
-	for _, q := range realPageQueries() {
+	pages := realPageList()
+	for _, p := range pages {
 		for range s.n.Misses {
-			d, err := s.overview(uncachedBody(q))
+			d, err := s.overview(uncachedBody(serpfixture.CapturedQuery+p.name, p.phone))
 			if err != nil {
-				return fmt.Errorf("%q: %w", q, err)
+				return fmt.Errorf("%s: %w", p.name, err)
 			}
-			per[q] = append(per[q], ms(d))
+			per[p.name] = append(per[p.name], ms(d))
 			all = append(all, ms(d))
 		}
-		desc = append(desc, fmt.Sprintf("%s %.0f", q, median(per[q])))
+		desc = append(desc, fmt.Sprintf("%s %.0f", strings.TrimSuffix(p.name, ".html"), median(per[p.name])))
 	}
 	m, worst := median(all), slices.Max(all)
 	s.res.add(row{Figure: fmt.Sprintf("one miss on real saved results pages (%d pages, %d sync misses each, cache off)", len(per), s.n.Misses),
@@ -52,9 +64,14 @@ func (s *suite) realPages() error {
 	return nil
 }
 
-// uncachedBody is an overview request with screenshots and the cache off.
-func uncachedBody(query string) string {
-	b, _ := json.Marshal(map[string]any{"query": query, "countryCode": "us", "languageCode": "en",
-		"screenshots": true, "cache": map[string]any{"enabled": false}})
+// uncachedBody is an overview request with screenshots and the cache
+// off, from a phone when phone is true.
+func uncachedBody(query string, phone bool) string {
+	req := map[string]any{"query": query, "countryCode": "us", "languageCode": "en",
+		"screenshots": true, "cache": map[string]any{"enabled": false}}
+	if phone {
+		req["device"] = "mobile"
+	}
+	b, _ := json.Marshal(req)
 	return string(b)
 }
