@@ -180,3 +180,58 @@ func TestExtractPhoneSourceCardsByLabel(t *testing.T) {
 		t.Errorf("source titles without records (-want +got):\n%s", diff)
 	}
 }
+
+// adsPage is a real phone results page of 18 February 2026 kept in parts
+// (kjellberg/serp_parser, spec/files/google/2026-02-18-mobile-matkasse-
+// hemleverans-ads.html, 564 KB, read 16 kB at a time; what was left out
+// is listed in the file's first comment): #rso from its first result to
+// the image module, without an overview. Ten organic results, between
+// them "People also ask", a block of two ads after the fourth result
+// (#HbKV2c: each ad a [data-text-ad] block whose title link leads to the
+// advertiser's page, with data-pcu and data-rw; sitelink chips and
+// addresses through /aclk; a list of searches "Hitta relaterade
+// produkter och tjänster"), the related searches with a carousel, and the
+// image module.
+const adsPage = "phone-ads-matkasse-2026.html"
+
+// adsOrganic are the page's organic results in order: the publisher's
+// expected list (2026-02-18-mobile-matkasse-hemleverans-ads.json) as it
+// stands.
+var adsOrganic = []string{
+	"https://www.linasmatkasse.se/",
+	"https://hitta-matkasse.se/",
+	"https://www.hellofresh.se/matkasse/hemleverans",
+	"https://svartaladan.se/matkasse/",
+	"https://www.matkasse.com/se/stockholm/",
+	"https://www.mathem.se/",
+	"https://middagskassen.se/",
+	"https://www.ica.se/icas-matkasse/",
+	"https://hittamatkassen.se/alla-matkassar/",
+	"https://hittadinmatkasse.se/leverans-matkasse/",
+}
+
+// TestExtractPhoneAds2026 reads the February 2026 ads page: the ten
+// organic results in order, none of the ads (their title links lead
+// straight to the advertisers' pages) and none of the searches, the
+// results after the ads and after the related searches too; no overview,
+// and the page is not unknown markup.
+func TestExtractPhoneAds2026(t *testing.T) {
+	page := readPage(t, adsPage)
+	web, err := serp.ExtractWeb(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range web.Organic {
+		got = append(got, r.URL)
+	}
+	if diff := cmp.Diff(adsOrganic, got); diff != "" {
+		t.Errorf("organic mismatch (-want +got):\n%s", diff)
+	}
+	compareGolden(t, "web-"+adsPage, web)
+
+	ov := extract(t, page)
+	if ov.HasOverview || ov.Text != "" || len(ov.Sources) != 0 {
+		t.Errorf("overview = %+v, want none", ov)
+	}
+}
