@@ -1,12 +1,14 @@
 package serp_test
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/worker/serp"
 )
 
@@ -233,5 +235,92 @@ func TestExtractPhoneAds2026(t *testing.T) {
 	ov := extract(t, page)
 	if ov.HasOverview || ov.Text != "" || len(ov.Sources) != 0 {
 		t.Errorf("overview = %+v, want none", ov)
+	}
+}
+
+// kalorisnalPage is the AI overview of a real phone results page of 19
+// April 2026 kept in part (kjellberg/serp_parser, spec/files/google/
+// 2026-04-19-mobile-matkasse-kalorisnal.html, 1.9 MB, read 16 kB at a
+// time; what was left out is listed in the file's first comment): the
+// overview's block to the end of its source list, no organic result. Its
+// answer is a first block shown, then a bold heading, a list of three
+// items and a last block, collapsed (ahbak); four chips, one without
+// links, two naming five and six links through hidden data blocks (new
+// sources, "Hrp5ac", and sources named before, "sfX1rc"); nine source
+// cards, two with a date in their snippet, their links carrying text
+// fragments (#:~:text=).
+const kalorisnalPage = "phone-aio-kalorisnal-2026.html"
+
+// TestExtractPhoneKalorisnal2026 reads the overview of the second April
+// 2026 page: first and last words, its six paragraphs, its nine sources
+// in the list's order with their dates, and each paragraph's citations.
+// The publisher's expected citations (2026-04-19-mobile-matkasse-
+// kalorisnal.json) are the same list without its eighth card (Instagram,
+// the only card without a thumbnail), with the links' text fragments,
+// which the sources here drop.
+func TestExtractPhoneKalorisnal2026(t *testing.T) {
+	page := readPage(t, kalorisnalPage)
+	ov := extract(t, page)
+	assertNoInterface(t, ov)
+	assertParagraphsMatchText(t, ov)
+	if !ov.HasOverview || !strings.HasPrefix(ov.Text, "För en kalorisnål matkasse med fokus på hälsosamma middagar finns flera bra alternativ i Sverige.") ||
+		!strings.HasSuffix(ov.Text, "Dessa matkassar underlättar viktnedgång och hälsosamma vanor genom att färdigplanera måltiderna.") || len(ov.Paragraphs) != 6 {
+		t.Errorf("overview = %v, %d paragraphs, text %q", ov.HasOverview, len(ov.Paragraphs), ov.Text)
+	}
+	type src struct{ URL, Date string }
+	var sources []src
+	for _, s := range ov.Sources {
+		sources = append(sources, src{s.URL, s.PublishedAt})
+	}
+	wantSources := []src{
+		{"https://www.hellofresh.se/matkasse/kalorismarta", ""},
+		{"https://www.linasmatkasse.se/artikel/dietisten-tipsar-kalorismart", ""},
+		{"https://www.linasmatkasse.se/matkasse/kalorismart", ""},
+		{"https://middagskassen.se/viktminskning/", "2026-03-14"},
+		{"https://www.hellofresh.se/matkasse/nyttig", ""},
+		{"https://hittamatkassen.se/viktnedgangskasse/", ""},
+		{"https://www.jamformatkassar.se/specialkassar/nyttiga-matkassar", ""},
+		{"https://www.instagram.com/p/DUVWnXikuB2/", "2026-02-04"},
+		{"https://gronakassen.se/matkassar/nyttig-matkasse/", ""},
+	}
+	if diff := cmp.Diff(wantSources, sources); diff != "" {
+		t.Errorf("sources mismatch (-want +got):\n%s", diff)
+	}
+	var cites [][]string
+	for _, p := range ov.Paragraphs {
+		var urls []string
+		for _, c := range p.Citations {
+			urls = append(urls, c.URL)
+		}
+		cites = append(cites, urls)
+	}
+	wantCites := [][]string{
+		{"https://www.hellofresh.se/matkasse/kalorismarta", "https://www.linasmatkasse.se/matkasse/kalorismart",
+			"https://www.linasmatkasse.se/artikel/dietisten-tipsar-kalorismart", "https://middagskassen.se/viktminskning/",
+			"https://gronakassen.se/matkassar/nyttig-matkasse/"},
+		nil, nil, nil,
+		{"https://www.hellofresh.se/matkasse/kalorismarta", "https://www.linasmatkasse.se/matkasse/kalorismart",
+			"https://www.hellofresh.se/matkasse/nyttig", "https://gronakassen.se/matkassar/nyttig-matkasse/",
+			"https://hittamatkassen.se/viktnedgangskasse/", "https://www.instagram.com/p/DUVWnXikuB2/"},
+		{"https://www.jamformatkassar.se/specialkassar/nyttiga-matkassar"},
+	}
+	if diff := cmp.Diff(wantCites, cites); diff != "" {
+		t.Errorf("citations by paragraph mismatch (-want +got):\n%s", diff)
+	}
+	compareGolden(t, kalorisnalPage, ov)
+
+	// Saved without its records, the cards are still read: each title is
+	// the element that labels the card's link.
+	bare := extract(t, regexp.MustCompile(`(?s)<!--.*?-->`).ReplaceAllString(page, ""))
+	var titles []string
+	for _, s := range bare.Sources {
+		titles = append(titles, s.Title)
+	}
+	if len(titles) != 9 || titles[0] != "Kalorisnål matkasse - Rabatt + kvarnset från Peugeot - HelloFresh" || titles[8] != "Nyttigaste matkassen 2026 - Gröna Kassen" {
+		t.Errorf("source titles without records = %q", titles)
+	}
+
+	if _, err := serp.ExtractWeb(page); !errors.Is(err, kisa.Unrecognised) {
+		t.Errorf("ExtractWeb on a page without its results: %v, want kisa.Unrecognised", err)
 	}
 }
