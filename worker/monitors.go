@@ -25,8 +25,8 @@ func NewMonitorServer(rdb *redis.Client, readings int, shutdown time.Duration, l
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:              readings,
 		Queues:                   map[string]int{jobs.QueueMonitors: 1},
-		TaskCheckInterval:        200 * time.Millisecond,
-		DelayedTaskCheckInterval: time.Second,
+		TaskCheckInterval:        backgroundPoll,
+		DelayedTaskCheckInterval: backgroundPoll,
 		ShutdownTimeout:          shutdown,
 		RetryDelayFunc: func(n int, _ error, _ *asynq.Task) time.Duration {
 			return jobs.MonitorReadingRetryDelay(n)

@@ -402,18 +402,44 @@ type ServerOptions struct {
 	Logger          *slog.Logger // nil discards
 }
 
-// NewServer returns the asynq server for overview tasks. It polls every
-// 50 ms so that a free worker picks a job up at once, and retries after
-// the short delays of Timing.RetryDelay, since a request waits for the job.
+// How often an asynq server of a worker process with a free slot asks
+// Redis for a task (asynq polls: every empty poll runs a Lua script in
+// Redis and wakes the worker, about 0.5 ms of its CPU) and looks for
+// tasks whose retry is due. A worker pays for every server that polls
+// while its tabs wait on a streaming answer (bench/README.md, the cost of
+// waiting), so only the overview queue, whose requests wait for a free
+// tab's pick-up, polls often.
+const (
+	// overviewPoll: a free tab picks an overview job up within about
+	// 50 ms; its retries are due within half a second.
+	overviewPoll, overviewRetryPoll = 50 * time.Millisecond, 500 * time.Millisecond
+	// assistantPoll: an assistant's answer takes 10 to 60 s, against
+	// which half a second to pick it up is nothing.
+	assistantPoll, assistantRetryPoll = 500 * time.Millisecond, time.Second
+	// backgroundPoll is the webhooks', maintenance's and monitor
+	// readings' (asynq's default): nobody waits on their pick-up.
+	backgroundPoll = time.Second
+)
+
+// NewServer returns the asynq server for overview tasks (or, with
+// ServerOptions.Queue, the AI assistants'). The overview's polls every
+// 50 ms so that a free worker picks a job up at once, the assistants'
+// every 500 ms (see overviewPoll); both retry after the short delays of
+// Timing.RetryDelay, since a request waits for the job.
 func NewServer(rdb *redis.Client, o ServerOptions) *asynq.Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	queue := cmp.Or(o.Queue, jobs.QueueOverview)
+	poll, retryPoll := overviewPoll, overviewRetryPoll
+	if queue == jobs.QueueAssistants {
+		poll, retryPoll = assistantPoll, assistantRetryPoll
+	}
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:              o.Concurrency,
-		Queues:                   map[string]int{cmp.Or(o.Queue, jobs.QueueOverview): 1},
-		TaskCheckInterval:        50 * time.Millisecond,
-		DelayedTaskCheckInterval: 500 * time.Millisecond,
+		Queues:                   map[string]int{queue: 1},
+		TaskCheckInterval:        poll,
+		DelayedTaskCheckInterval: retryPoll,
 		ShutdownTimeout:          o.ShutdownTimeout,
 		RetryDelayFunc: func(n int, _ error, _ *asynq.Task) time.Duration {
 			return o.Timing.RetryDelay(n)
@@ -438,8 +464,8 @@ func NewAuxServer(rdb *redis.Client, logger *slog.Logger) *asynq.Server {
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:              AuxConcurrency,
 		Queues:                   map[string]int{jobs.QueueWebhooks: 3, jobs.QueueMaintenance: 1},
-		TaskCheckInterval:        200 * time.Millisecond,
-		DelayedTaskCheckInterval: time.Second,
+		TaskCheckInterval:        backgroundPoll,
+		DelayedTaskCheckInterval: backgroundPoll,
 		ShutdownTimeout:          jobs.WebhookTimeout,
 		RetryDelayFunc: func(n int, _ error, _ *asynq.Task) time.Duration {
 			return jobs.WebhookRetryDelay(n)
