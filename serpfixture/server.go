@@ -76,6 +76,8 @@ type Server struct {
 	variants     map[string]Variant  // SetVariant
 	seen         map[string]Seen     // by normalised query; see Seen
 	rewrites     map[string][]string // SetEngineRewrite
+	heldBegun    int                 // /held.png requests begun (Held)
+	heldAnswered int                 // and answered
 }
 
 // New returns a Server configured by opts. It panics only if the embedded
@@ -111,6 +113,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /__visits", s.handleVisits)
 	s.mux.HandleFunc("PUT /__variants", s.handleVariant)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /held.png", s.handleHeld)
 	s.engineRoutes()
 }
 
@@ -227,6 +230,9 @@ func (s *Server) serveResults(w http.ResponseWriter, r *http.Request, req result
 	}
 	if s.hostile != "" && isHostile(NormaliseQuery(req.query)) {
 		b = withHostile(b, s.hostile)
+	}
+	if hold := r.URL.Query().Get(ParamHold); hold != "" {
+		b = withHeld(b, hold)
 	}
 	if seen.Mobile {
 		b = withMobileStyle(b)

@@ -309,12 +309,14 @@ func (v *visit) timed(step string, f func() error) error {
 }
 
 // load navigates to the request's URL and passes the consent page if it
-// shows. It returns an error wrapping kisa.Blocked on the CAPTCHA page and
-// one wrapping kisa.Unavailable when the page does not load.
+// shows, each once the page's document is ready (navigate: not waiting
+// for its subresources). It returns an error wrapping kisa.Blocked on the
+// CAPTCHA page and one wrapping kisa.Unavailable when the page does not
+// load.
 func (v *visit) load() error {
 	var resp *network.Response
 	err := v.timed(StepNavigate, func() (err error) {
-		resp, err = chromedp.RunResponse(v.ctx, chromedp.Navigate(v.req.URL))
+		resp, err = navigate(v.ctx, v.req.URL)
 		return err
 	})
 	if err := v.proxyFailed(resp, err); err != nil {
@@ -388,11 +390,11 @@ func (v *visit) inspect() (pageState, error) {
 }
 
 // passConsent submits the consent page's reject-all form, waits for the
-// page it leads back to, and saves the browser context's cookies for the
+// page it leads back to (its document ready, see untilDocument), and saves the browser context's cookies for the
 // tabs to come. It returns that page's state, and an error wrapping
 // kisa.Unavailable when the consent page does not go away.
 func (v *visit) passConsent() (pageState, error) {
-	if _, err := chromedp.RunResponse(v.ctx, chromedp.Evaluate(serp.PageScript(serp.AskRejectConsent), nil)); err != nil {
+	if _, err := untilDocument(v.ctx, chromedp.Evaluate(serp.PageScript(serp.AskRejectConsent), nil)); err != nil {
 		return pageState{}, fmt.Errorf("%w: reject consent: %w", kisa.Unavailable, err)
 	}
 	st, err := v.inspect()
@@ -411,8 +413,9 @@ func (v *visit) passConsent() (pageState, error) {
 	return st, nil
 }
 
-// initialShot takes the "initial" screenshot once the loaded page has
-// painted a frame (two animation frames after the load event).
+// initialShot takes the "initial" screenshot once the page has painted a
+// frame (two animation frames after its document was ready: images and
+// other subresources may still be loading).
 func (v *visit) initialShot() error {
 	if !v.req.Screenshots {
 		return nil
