@@ -111,20 +111,21 @@ func (v *visit) assist() (VisitResult, error) {
 // visit ends it with an EvidenceError.
 func (v *visit) awaitComposer() (assistantState, error) {
 	var st assistantState
-	_, err := v.poll(composerWait, func(time.Time) (bool, error) {
-		if err := v.assistantState(&st); err != nil {
-			return false, nil // navigating: read again on the next tick
-		}
+	expr, err := v.pageExpr("state")
+	if err != nil {
+		return st, err
+	}
+	_, err = v.watch(composerWait, expr, &st, func(now time.Time) (bool, time.Time, error) {
 		if st.Blocked != "" || st.Error {
-			return true, nil
+			return true, time.Time{}, nil
 		}
 		if st.Nag {
 			if err := v.timed(StepDismiss, v.dismiss); err != nil {
-				return false, err
+				return false, time.Time{}, err
 			}
-			return false, nil
+			return false, now.Add(pollEvery), nil // and look again, changed or not
 		}
-		return st.Composer, nil
+		return st.Composer, time.Time{}, nil
 	})
 	if err != nil {
 		return st, err
@@ -180,22 +181,24 @@ func (v *visit) awaitAssistant(answers int, st *assistantState) (bool, error) {
 	if wait == 0 {
 		wait = v.p.cfg.OverviewWait
 	}
-	return v.poll(wait, func(now time.Time) (bool, error) {
-		var c assistantState
-		if err := v.assistantState(&c); err != nil {
-			return false, v.ctx.Err()
-		}
+	expr, err := v.pageExpr("state")
+	if err != nil {
+		return false, err
+	}
+	var c assistantState
+	return v.watch(wait, expr, &c, func(now time.Time) (bool, time.Time, error) {
 		*st = c
 		if c.Blocked != "" || (c.Error && c.Answers < answers) {
-			return true, nil
+			return true, time.Time{}, nil
 		}
 		if c.Sig != last {
 			last, since = c.Sig, now
 		}
 		if c.Answers < answers || c.Streaming || c.Stop || c.Sig == "" {
-			return false, nil
+			return false, time.Time{}, nil
 		}
-		return c.Finished || now.Sub(since) >= max(v.p.cfg.SettleQuiet, quietFallback), nil
+		quiet := since.Add(max(v.p.cfg.SettleQuiet, quietFallback))
+		return c.Finished || !now.Before(quiet), quiet, nil
 	})
 }
 
@@ -250,9 +253,13 @@ func (v *visit) openSources() error {
 	if err := v.askPage("sources", &clicked); err != nil || !clicked {
 		return err
 	}
+	expr, err := v.pageExpr("state")
+	if err != nil {
+		return err
+	}
 	var st assistantState
-	open, err := v.poll(composerWait, func(time.Time) (bool, error) {
-		return v.assistantState(&st) == nil && st.Sources, nil
+	open, err := v.watch(composerWait, expr, &st, func(time.Time) (bool, time.Time, error) {
+		return st.Sources, time.Time{}, nil
 	})
 	if err == nil && !open {
 		v.log.Warn("sources panel did not open; reading the page as it is")
@@ -260,17 +267,22 @@ func (v *visit) openSources() error {
 	return err
 }
 
-// assistantState reads the page's state.
-func (v *visit) assistantState(st *assistantState) error {
-	return v.askPage("state", st)
-}
-
 // askPage asks assistant.js question q with the visit's hooks.
 func (v *visit) askPage(q string, out any) error {
-	h, err := json.Marshal(pageHooks{Hooks: *v.req.Hooks, HumanCheck: assistants.HumanCheck, HumanCheckTitles: assistants.HumanCheckTitles})
+	expr, err := v.pageExpr(q)
 	if err != nil {
 		return err
 	}
+	return chromedp.Run(v.ctx, chromedp.Evaluate(expr, out))
+}
+
+// pageExpr is the JavaScript expression that asks assistant.js question
+// q with the visit's hooks.
+func (v *visit) pageExpr(q string) (string, error) {
+	h, err := json.Marshal(pageHooks{Hooks: *v.req.Hooks, HumanCheck: assistants.HumanCheck, HumanCheckTitles: assistants.HumanCheckTitles})
+	if err != nil {
+		return "", err
+	}
 	qs, _ := json.Marshal(q)
-	return chromedp.Run(v.ctx, chromedp.Evaluate(assistantJS+"("+string(h)+","+string(qs)+")", out))
+	return assistantJS + "(" + string(h) + "," + string(qs) + ")", nil
 }

@@ -95,27 +95,31 @@ func (v *visit) ask1(i int, prompt string, st *conversation) error {
 // longer doing so. An answer outside the answer subtree that carries those
 // buttons (markup of no known structure) falls back on its text being
 // unchanged for SettleQuiet. It reports false when OverviewWait passes
-// first (or the part of the visit's deadline left for it, answerWait). A
-// page that cannot be read while it navigates is read again on the next
-// tick.
+// first (or the part of the visit's deadline left for it, answerWait). The
+// page is watched in the page (watch): read when it changes, at most every
+// pollEvery; one that cannot be read while it navigates is read again a
+// tick later.
 func (v *visit) awaitAnswer(turns int, st *conversation) (bool, error) {
 	var last string
 	var since time.Time
 	streamed := false // the answer was seen streaming
-	done, err := v.poll(v.answerWait(), func(now time.Time) (bool, error) {
-		var c conversation
-		if err := v.ask(serp.AskConversation, &c); err != nil {
-			return false, v.ctx.Err()
-		}
+	var c conversation
+	done, err := v.watch(v.answerWait(), serp.PageScript(serp.AskConversation), &c, func(now time.Time) (bool, time.Time, error) {
 		*st = c
 		if c.Sig != last {
 			last, since = c.Sig, now
 		}
-		if c.Turns < turns || c.Busy || c.Sig == "" {
+		switch {
+		case c.Turns < turns || c.Busy || c.Sig == "":
 			streamed = streamed || c.Turns >= turns && c.Busy
-			return false, nil
+			return false, time.Time{}, nil
+		case c.Done || streamed:
+			return true, time.Time{}, nil
+		case c.Marked:
+			return false, time.Time{}, nil // its end is the feedback buttons, not a quiet period
 		}
-		return c.Done || streamed || !c.Marked && now.Sub(since) >= v.p.cfg.SettleQuiet, nil
+		quiet := since.Add(v.p.cfg.SettleQuiet)
+		return !now.Before(quiet), quiet, nil
 	})
 	if err == nil && !done {
 		v.log.Warn("answer not finished within the wait", "waited", v.p.cfg.OverviewWait, "turns", st.Turns,

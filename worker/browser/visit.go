@@ -22,8 +22,8 @@ import (
 )
 
 const (
-	// pollEvery is how often the page's state is read while waiting on it
-	// from outside (a conversation's turns).
+	// pollEvery is the least time between two reads of the page's state
+	// while waiting on it (a conversation's turns, see watch).
 	pollEvery = 100 * time.Millisecond
 	// paintWait bounds the wait for the first painted frame.
 	paintWait = 2 * time.Second
@@ -584,29 +584,6 @@ func (v *visit) click() (bool, error) {
 		return false, fmt.Errorf("click show-more: %w", err)
 	}
 	return true, nil
-}
-
-// poll calls check every pollEvery until it reports done or fails. It
-// reports false, without error, once limit has passed, and returns the
-// tab's error when the tab ends.
-func (v *visit) poll(limit time.Duration, check func(now time.Time) (bool, error)) (bool, error) {
-	deadline := time.Now().Add(limit)
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
-	for {
-		now := time.Now()
-		if done, err := check(now); done || err != nil {
-			return done, err
-		}
-		if now.After(deadline) {
-			return false, nil
-		}
-		select {
-		case <-v.ctx.Done():
-			return false, v.ctx.Err()
-		case <-tick.C:
-		}
-	}
 }
 
 // maxShotHeight caps the height of a screenshot beyond the viewport (the
