@@ -1,13 +1,17 @@
 package browser
 
 import (
+	"errors"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kisa-dev/kisa"
 	"github.com/kisa-dev/kisa/serpfixture"
 )
 
@@ -44,5 +48,29 @@ func TestVisitHeldSubresource(t *testing.T) {
 	}
 	if got := fixture.ConsentShown(); got != 1 {
 		t.Errorf("consent page shown %d times, want 1", got)
+	}
+}
+
+// TestVisitProxyAnswersError checks that a proxy's own error answer to
+// the page's document (its 407 without credentials, 502 to 504) fails the
+// visit as the proxy's (ErrProxy), the document's response being read
+// when the navigation ends at its DOMContentLoaded.
+func TestVisitProxyAnswersError(t *testing.T) {
+	p := newTestPool(t, func(c *Config) { c.Tabs = 1 })
+	for _, status := range []int{http.StatusProxyAuthRequired, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if status == http.StatusProxyAuthRequired {
+					w.Header().Set("Proxy-Authenticate", `Basic realm="kisa-test"`)
+				}
+				http.Error(w, "the proxy says no", status)
+			}))
+			t.Cleanup(proxy.Close)
+			_, err := p.Visit(t.Context(), VisitRequest{URL: "http://127.0.0.1:18888/search?q=frogs&hl=en&gl=us",
+				Proxy: &Proxy{Server: proxy.URL}})
+			if !errors.Is(err, ErrProxy) || !errors.Is(err, kisa.Unavailable) {
+				t.Errorf("Visit through a proxy answering %d: %v; want ErrProxy and kisa.Unavailable", status, err)
+			}
+		})
 	}
 }
