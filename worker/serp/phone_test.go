@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kisa-dev/kisa"
@@ -235,6 +236,30 @@ func TestExtractPhoneAds2026(t *testing.T) {
 	ov := extract(t, page)
 	if ov.HasOverview || ov.Text != "" || len(ov.Sources) != 0 {
 		t.Errorf("overview = %+v, want none", ov)
+	}
+
+	// With two of its five related searches left, the block is still a
+	// module of its own (it lists its links), not a heading over the tenth
+	// result after it.
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Find(`[id="62KVaZGeBbC7wPAPgsi6iQM__99"], [id="62KVaZGeBbC7wPAPgsi6iQM__100"], [id="62KVaZGeBbC7wPAPgsi6iQM__101"]`).Parent().Remove()
+	cut, err := doc.Html()
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, err = serp.ExtractWeb(cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, r := range web.Organic {
+		got = append(got, r.URL)
+	}
+	if diff := cmp.Diff(adsOrganic, got); diff != "" {
+		t.Errorf("organic with two related searches mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -191,8 +191,10 @@ func featured(part *goquery.Selection) bool {
 const HeadingNoise = `g-bubble, script, style, [aria-hidden="true"], [style*="display:none"], [style*="display: none"]`
 
 // headingOnly reports whether part holds a module heading and nothing
-// else of note: no title link, and at most shortText characters besides
-// the heading's text and HeadingNoise.
+// else of note: no title link, no list of links of its own (a part that
+// lists links beside its heading, related searches or a carousel of them,
+// is a whole module, not a heading over the blocks after it), and at most
+// shortText characters besides the heading's text and HeadingNoise.
 func headingOnly(part *goquery.Selection) bool {
 	if part.Find(ResultTitleLink).Length() > 0 || holdsPageLink(part) {
 		return false
@@ -200,6 +202,9 @@ func headingOnly(part *goquery.Selection) bool {
 	h := part.Find(ModuleHeading).AddSelection(part.Filter(ModuleHeading)).First()
 	rest := part.Clone()
 	rest.Find(HeadingNoise).Remove()
+	if rest.Find("a[href]").Length() >= 2 {
+		return false
+	}
 	return textLen(rest)-textLen(h) <= shortText
 }
 
