@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
 	"github.com/kisa-dev/kisa"
@@ -79,12 +78,12 @@ func newGate(queue string, perSlot int, inspector *asynq.Inspector, results *sto
 		now: now, log: log, lastSeen: now()}
 }
 
-// admit admits a new visit, or fails: kisa.Unavailable (the browser) when
+// admit admits a new visit whose task will have id, or fails: kisa.Unavailable (the browser) when
 // no worker has been alive for NoWorkerGrace, kisa.Overloaded when the
 // bound's visits are pending. Call enqueued once the visit's task is in
 // the queue (or was not enqueued). When Redis cannot be read it admits:
 // enqueueing then reports what is wrong.
-func (g *gate) admit(ctx context.Context) (enqueued func(), err error) {
+func (g *gate) admit(ctx context.Context, id string) (enqueued func(), err error) {
 	none := func() {}
 	l, err := g.load()
 	if err != nil {
@@ -97,7 +96,7 @@ func (g *gate) admit(ctx context.Context) (enqueued func(), err error) {
 		return nil, kisa.Fail(kisa.Unavailable, kisa.PartBrowser,
 			fmt.Errorf("no worker alive since %s", lastSeen.Format(time.RFC3339)))
 	}
-	id, bound := uuid.NewString(), g.max(l.slots)
+	bound := g.max(l.slots)
 	ok, pending, err := g.results.Admit(ctx, g.queue, id, bound, admissionHold)
 	if err != nil {
 		return none, nil

@@ -99,7 +99,7 @@ func (s *Visits) await(ctx context.Context, w *storage.Waiter, key string, req R
 // the task for key is in flight already: joining it costs nothing. Call
 // enqueued once the task is enqueued (or joined, or not enqueued).
 func (s *Visits) admit(ctx context.Context, key, queue string) (enqueued func(), err error) {
-	enqueued, err = s.gateOf(queue).admit(ctx)
+	enqueued, err = s.gateOf(queue).admit(ctx, key) // the task's id
 	if err == nil {
 		return enqueued, nil
 	}

@@ -50,3 +50,34 @@ func TestAdmit(t *testing.T) {
 		return ok
 	})
 }
+
+// TestAdmitCountsAnEnqueuedVisitOnce: between its task's enqueueing and
+// the end of its admission, a visit is both pending and admitted; it
+// counts once, so a burst is not refused short of the bound.
+func TestAdmitCountsAnEnqueuedVisitOnce(t *testing.T) {
+	rdb := testenv.Redis(t)
+	r := testenv.Results(t, rdb, "test-"+testenv.RandomHex(4)+":")
+	ctx := context.Background()
+	const queue = "admit-once-test"
+	admit := func(id string) (bool, int) {
+		t.Helper()
+		ok, n, err := r.Admit(ctx, queue, id, 2, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok, n
+	}
+	if ok, _ := admit("x"); !ok {
+		t.Fatal("first admission refused")
+	}
+	// x's task enters asynq's pending list under its id, as Enqueue puts it.
+	if err := rdb.RPush(ctx, "asynq:{"+queue+"}:pending", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, n := admit("y"); !ok || n != 1 {
+		t.Errorf("second admission: %v with %d counted, want admitted with 1 (x once)", ok, n)
+	}
+	if ok, n := admit("z"); ok || n != 2 {
+		t.Errorf("third admission: %v with %d counted, want refused with 2", ok, n)
+	}
+}
