@@ -337,7 +337,12 @@ func (s *suite) spawn(name string, env []string, args ...string) (*proc, error) 
 	c := exec.Command(filepath.Join(s.bin, name), args...)
 	c.Env = append(append([]string{}, s.env...), env...)
 	c.Stdout, c.Stderr = logf, logf
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group (a signal to the suite's group does not reach
+	// it midway), and SIGKILL when the suite dies: a worker or web left
+	// behind would keep serving the Redis database the suite claimed,
+	// which goes back to the tests a minute later (a stray worker then
+	// answers another stack's tasks).
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
