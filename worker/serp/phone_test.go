@@ -3,6 +3,7 @@ package serp_test
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,18 +114,7 @@ var armhangOrganic = []string{
 // skadekompassen.se; each chip's "+1" is the second).
 func TestExtractPhoneArmhang2026(t *testing.T) {
 	page := readPage(t, armhangPage)
-	web, err := serp.ExtractWeb(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range web.Organic {
-		got = append(got, r.URL)
-	}
-	if diff := cmp.Diff(armhangOrganic, got); diff != "" {
-		t.Errorf("organic mismatch (-want +got):\n%s", diff)
-	}
-	compareGolden(t, "web-"+armhangPage, web)
+	assertOrganic(t, page, armhangPage, armhangOrganic)
 
 	ov := extract(t, page)
 	assertNoInterface(t, ov)
@@ -220,18 +210,7 @@ var adsOrganic = []string{
 // and the page is not unknown markup.
 func TestExtractPhoneAds2026(t *testing.T) {
 	page := readPage(t, adsPage)
-	web, err := serp.ExtractWeb(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range web.Organic {
-		got = append(got, r.URL)
-	}
-	if diff := cmp.Diff(adsOrganic, got); diff != "" {
-		t.Errorf("organic mismatch (-want +got):\n%s", diff)
-	}
-	compareGolden(t, "web-"+adsPage, web)
+	assertOrganic(t, page, adsPage, adsOrganic)
 
 	ov := extract(t, page)
 	if ov.HasOverview || ov.Text != "" || len(ov.Sources) != 0 {
@@ -250,15 +229,8 @@ func TestExtractPhoneAds2026(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	web, err = serp.ExtractWeb(cut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = nil
-	for _, r := range web.Organic {
-		got = append(got, r.URL)
-	}
-	if diff := cmp.Diff(adsOrganic, got); diff != "" {
+	if _, got := readOrganic(t, cut); !slices.Equal(adsOrganic, got) {
+		diff := cmp.Diff(adsOrganic, got)
 		t.Errorf("organic with two related searches mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -348,4 +320,31 @@ func TestExtractPhoneKalorisnal2026(t *testing.T) {
 	if _, err := serp.ExtractWeb(page); !errors.Is(err, kisa.Unrecognised) {
 		t.Errorf("ExtractWeb on a page without its results: %v, want kisa.Unrecognised", err)
 	}
+}
+
+// assertOrganic checks that web search reads exactly the organic results
+// want (urls, in order) on the page called name, and the rest of its
+// reading against the page's golden file.
+func assertOrganic(t *testing.T, page, name string, want []string) {
+	t.Helper()
+	web, got := readOrganic(t, page)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("organic mismatch (-want +got):\n%s", diff)
+	}
+	compareGolden(t, "web-"+name, web)
+}
+
+// readOrganic reads page with web search: the reading and its organic
+// results' urls in order.
+func readOrganic(t *testing.T, page string) (kisa.WebResults, []string) {
+	t.Helper()
+	web, err := serp.ExtractWeb(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range web.Organic {
+		got = append(got, r.URL)
+	}
+	return web, got
 }
