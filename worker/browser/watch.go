@@ -31,28 +31,32 @@ const changeWait = `(ask, last, waitMs) => new Promise((resolve, reject) => {
 	look();
 })`
 
+// watchAtMost bounds one wait in the page: a state that changes without a
+// DOM mutation (none is known) is still seen within it.
+const watchAtMost = time.Second
+
 // watch waits until check reports done, reading the page's answer to expr
 // (a JavaScript expression of the page's state, from the DOM) into out
 // before each call. The page waits itself (changeWait): it answers once
 // its state differs from the one check saw last, or at check's next
 // moment (the time it returned, at which it may decide without a change:
-// a quiet period's end), or at limit. Two reads are at least pollEvery
-// apart, so a page that changes all the time (an answer streaming fast) is
-// read no more often than a poll every pollEvery would; one that does not
-// change is not read again until something happens. A page that cannot be
-// read (it navigates) is read again pollEvery later. It reports false,
-// without error, once limit has passed, and returns the tab's error when
-// the tab ends, or check's.
+// a quiet period's end), at limit, or after watchAtMost. Two reads are at
+// least pollEvery apart, so a page that changes all the time (an answer
+// streaming fast) is read no more often than a poll every pollEvery
+// would; one that does not change is read once every watchAtMost instead
+// of ten times. A page that cannot be read (it navigates) is read again
+// pollEvery later. It reports false, without error, once limit has
+// passed, and returns the tab's error when the tab ends, or check's.
 func (v *visit) watch(limit time.Duration, expr string, out any, check func(now time.Time) (done bool, next time.Time, err error)) (bool, error) {
 	deadline := time.Now().Add(limit)
 	var last string
 	var next time.Time
 	for {
-		wake := deadline
-		if !next.IsZero() && next.Before(wake) {
-			wake = next
-		}
 		start := time.Now()
+		wake := earliest(deadline, start.Add(watchAtMost))
+		if !next.IsZero() {
+			wake = earliest(wake, next)
+		}
 		key, err := v.askChange(expr, last, max(time.Until(wake), 0), out)
 		if v.ctx.Err() != nil {
 			return false, v.ctx.Err()
