@@ -46,8 +46,11 @@ func (s *suite) realPages() error {
 	var desc []string
 	pages := realPageList()
 	for _, p := range pages {
-		for range s.n.Misses {
-			d, err := s.overview(uncachedBody(serpfixture.CapturedQuery+p.name, p.phone))
+		for i := range s.n.Misses {
+			// Each miss of a page from another country: a distinct visit,
+			// never joined to the task of the miss before, which may not
+			// have ended when its answer came.
+			d, err := s.overview(uncachedBody(serpfixture.CapturedQuery+p.name, realPageCountries[i%len(realPageCountries)], p.phone))
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
@@ -64,10 +67,13 @@ func (s *suite) realPages() error {
 	return nil
 }
 
-// uncachedBody is an overview request with screenshots and the cache
-// off, from a phone when phone is true.
-func uncachedBody(query string, phone bool) string {
-	req := map[string]any{"query": query, "countryCode": "us", "languageCode": "en",
+// realPageCountries are the countries of a page's misses, in turn.
+var realPageCountries = []string{"us", "ca", "au", "nz", "in"}
+
+// uncachedBody is an overview request from country with screenshots and
+// the cache off, from a phone when phone is true.
+func uncachedBody(query, country string, phone bool) string {
+	req := map[string]any{"query": query, "countryCode": country, "languageCode": "en",
 		"screenshots": true, "cache": map[string]any{"enabled": false}}
 	if phone {
 		req["device"] = "mobile"
