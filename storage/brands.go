@@ -104,29 +104,46 @@ func (s *DB) BrandAggregates(ctx context.Context, monitor uuid.UUID, from, to ti
 	return append(out, rest...), err
 }
 
-// sumsOf is a JSON array of f(i) for each brand index i from 1 (SQL
-// arrays count from 1).
-func sumsOf(brands int, f func(i int) string) string {
+// perBrand is f(i) for each brand index i from 1 (SQL arrays count from
+// 1), joined between start and end: a JSON array ("jsonb_build_array(",
+// ")") or an integer array ("ARRAY[", "]::integer[]").
+func perBrand(brands int, start, end string, f func(i int) string) string {
 	parts := make([]string, brands)
 	for i := range parts {
 		parts[i] = f(i + 1)
 	}
-	return "jsonb_build_array(" + strings.Join(parts, ", ") + ")"
+	return start + strings.Join(parts, ", ") + end
 }
+
+// brandFigures are the sums of the readings r of a group, each an array
+// of one element per brand between start and end, in the order of
+// brandFigureNames: for each of the mentions, first-mention ranks and
+// first citation positions, the readings with one and their sum.
+func brandFigures(brands int, start, end string) []string {
+	var out []string
+	for _, col := range []string{"brand_mentions", "brand_ranks", "brand_cited"} {
+		out = append(out,
+			perBrand(brands, start, end, func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.%s[%d] > 0)", col, i) }),
+			perBrand(brands, start, end, func(i int) string { return fmt.Sprintf("COALESCE(sum(r.%s[%d]), 0)", col, i) }))
+	}
+	return out
+}
+
+// brandFigureNames name brandFigures' sums, as brandSums and
+// monitor_brand_day_sums do.
+var brandFigureNames = []string{"mentioned", "mentions", "ranked", "rank_sum", "cited", "position_sum"}
 
 // readingBrandSums sums the readings taken in [from1, to1) and [from2,
 // to2) (an empty span reads none).
 func (s *DB) readingBrandSums(ctx context.Context, monitor uuid.UUID, from1, to1, from2, to2 time.Time, dims []string, brands int) ([]BrandAggregate, error) {
 	exprs := dimensions(dims, 0)
-	sums := func(f func(i int) string) string { return sumsOf(brands, f) }
+	figures := brandFigures(brands, "jsonb_build_array(", ")")
+	for i, name := range brandFigureNames {
+		figures[i] += " AS " + name
+	}
 	q := `SELECT jsonb_build_array(` + strings.Join(exprs, ", ") + `) AS key, r.brand_version AS version,
 		count(*) AS readings, count(*) FILTER (WHERE t.surface <> 'web-search') AS answers, ` +
-		sums(func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.brand_mentions[%d] > 0)", i) }) + ` AS mentioned, ` +
-		sums(func(i int) string { return fmt.Sprintf("COALESCE(sum(r.brand_mentions[%d]), 0)", i) }) + ` AS mentions, ` +
-		sums(func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.brand_ranks[%d] > 0)", i) }) + ` AS ranked, ` +
-		sums(func(i int) string { return fmt.Sprintf("COALESCE(sum(r.brand_ranks[%d]), 0)", i) }) + ` AS rank_sum, ` +
-		sums(func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.brand_cited[%d] > 0)", i) }) + ` AS cited, ` +
-		sums(func(i int) string { return fmt.Sprintf("COALESCE(sum(r.brand_cited[%d]), 0)", i) }) + ` AS position_sum
+		strings.Join(figures, ", ") + `
 		FROM monitor_readings r JOIN monitor_targets t ON t.id = r.target_id
 		WHERE r.monitor_id = $1 AND r.status = 'done' AND r.brand_version IS NOT NULL
 			AND (r.taken_at >= $2 AND r.taken_at < $3 OR r.taken_at >= $4 AND r.taken_at < $5)
@@ -141,12 +158,14 @@ func (s *DB) readingBrandSums(ctx context.Context, monitor uuid.UUID, from1, to1
 // dayBrandSums sums the daily roll-up of the UTC days in [first, last).
 func (s *DB) dayBrandSums(ctx context.Context, monitor uuid.UUID, first, last time.Time, dims []string, brands int) ([]BrandAggregate, error) {
 	exprs := dimensions(dims, 1)
-	sums := func(col string) string {
-		return sumsOf(brands, func(i int) string { return fmt.Sprintf("COALESCE(sum(d.%s[%d]), 0)", col, i) }) + " AS " + col
+	var sums []string
+	for _, col := range brandFigureNames {
+		sums = append(sums, perBrand(brands, "jsonb_build_array(", ")", func(i int) string {
+			return fmt.Sprintf("COALESCE(sum(d.%s[%d]), 0)", col, i)
+		})+" AS "+col)
 	}
 	q := `SELECT jsonb_build_array(` + strings.Join(exprs, ", ") + `) AS key, d.brand_version AS version,
-		sum(d.readings) AS readings, sum(d.answers) AS answers, ` +
-		strings.Join([]string{sums("mentioned"), sums("mentions"), sums("ranked"), sums("rank_sum"), sums("cited"), sums("position_sum")}, ", ") + `
+		sum(d.readings) AS readings, sum(d.answers) AS answers, ` + strings.Join(sums, ", ") + `
 		FROM monitor_brand_day_sums d WHERE d.monitor_id = $1 AND d.day >= $2::date AND d.day < $3::date
 		GROUP BY ` + strings.Join(append(exprs, "d.brand_version"), ", ")
 	var rows []brandSums
@@ -185,25 +204,11 @@ func (s *DB) rollUpBrandDays(ctx context.Context, monitor uuid.UUID, first, last
 		return dbError("roll up brand figures", err)
 	}
 	if len(missing) > 0 {
-		arr := func(f func(i int) string) string {
-			parts := make([]string, brands)
-			for i := range parts {
-				parts[i] = f(i + 1)
-			}
-			return "ARRAY[" + strings.Join(parts, ", ") + "]::integer[]"
-		}
-		count := func(col string) string {
-			return arr(func(i int) string { return fmt.Sprintf("count(*) FILTER (WHERE r.%s[%d] > 0)", col, i) })
-		}
-		sum := func(col string) string {
-			return arr(func(i int) string { return fmt.Sprintf("COALESCE(sum(r.%s[%d]), 0)", col, i) })
-		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO monitor_brand_day_sums (monitor_id, day, surface, country_code, device,
-				language_code, brand_version, readings, answers, mentioned, mentions, ranked, rank_sum, cited, position_sum)
+				language_code, brand_version, readings, answers, `+strings.Join(brandFigureNames, ", ")+`)
 			SELECT $1, (r.taken_at AT TIME ZONE 'UTC')::date, t.surface, t.country_code, t.device, t.language_code, r.brand_version,
 				count(*), count(*) FILTER (WHERE t.surface <> 'web-search'), `+
-			strings.Join([]string{count("brand_mentions"), sum("brand_mentions"), count("brand_ranks"), sum("brand_ranks"),
-				count("brand_cited"), sum("brand_cited")}, ", ")+`
+			strings.Join(brandFigures(brands, "ARRAY[", "]::integer[]"), ", ")+`
 			FROM monitor_readings r JOIN monitor_targets t ON t.id = r.target_id
 			WHERE r.monitor_id = $1 AND r.status = 'done' AND r.brand_version IS NOT NULL
 				AND r.taken_at >= $2 AND r.taken_at < $3 AND (r.taken_at AT TIME ZONE 'UTC')::date = ANY($4::date[])
