@@ -17,11 +17,19 @@ const sentinelScheme = "redis-sentinel://"
 // check), a Sentinel failover client for redis-sentinel://. asynq and
 // the result cache share it. It returns an error naming REDIS_URL.
 func (c Config) RedisClient() (*redis.Client, error) {
+	return c.RedisClientPool(0)
+}
+
+// RedisClientPool is RedisClient with at most size connections (0:
+// go-redis's default): a client of its own of the same kind, for a
+// scheduler that closes it when it stops.
+func (c Config) RedisClientPool(size int) (*redis.Client, error) {
 	if strings.HasPrefix(c.RedisURL, sentinelScheme) {
 		opt, err := ParseSentinelURL(c.RedisURL)
 		if err != nil {
 			return nil, err
 		}
+		opt.PoolSize = size
 		return redis.NewFailoverClient(opt), nil
 	}
 	opt, err := redis.ParseURL(c.RedisURL)
@@ -30,6 +38,9 @@ func (c Config) RedisClient() (*redis.Client, error) {
 	}
 	if opt.TLSConfig != nil && c.RedisTLSInsecure {
 		opt.TLSConfig = &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} // #nosec G402: explicit opt-in
+	}
+	if size > 0 {
+		opt.PoolSize = size
 	}
 	return redis.NewClient(opt), nil
 }

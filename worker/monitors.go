@@ -67,17 +67,15 @@ func addMonitorRoutes(mux *asynq.ServeMux, m *monitor.Service) {
 // it reads their schedules from PostgreSQL (monitor.Configs) every
 // monitor.SyncInterval and enqueues each run task; each worker process
 // runs one, and the run task's uniqueness (and the run's, per monitor and
-// slot, in PostgreSQL) keeps each run to one between them.
-func NewMonitorScheduler(rdb *redis.Client, configs monitor.Configs, logger *slog.Logger) (*asynq.PeriodicTaskManager, error) {
+// slot, in PostgreSQL) keeps each run to one between them. conn is its
+// own client, as NewScheduler's.
+func NewMonitorScheduler(conn *redis.Client, configs monitor.Configs, logger *slog.Logger) (*asynq.PeriodicTaskManager, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	o := rdb.Options()
-	conn := asynq.RedisClientOpt{Network: o.Network, Addr: o.Addr, Username: o.Username, Password: o.Password,
-		DB: o.DB, TLSConfig: o.TLSConfig, PoolSize: 2}
 	return asynq.NewPeriodicTaskManager(asynq.PeriodicTaskManagerOpts{
 		PeriodicTaskConfigProvider: configs,
-		RedisConnOpt:               conn,
+		RedisConnOpt:               ownClient{conn},
 		SyncInterval:               monitor.SyncInterval,
 		SchedulerOpts: &asynq.SchedulerOpts{Logger: slogAdapter{logger}, LogLevel: asynq.WarnLevel,
 			PostEnqueueFunc: func(_ *asynq.TaskInfo, err error) {

@@ -500,16 +500,14 @@ func AuxMux(js *overview.Jobs, mons *monitor.Service) *asynq.ServeMux {
 
 // NewScheduler returns the scheduler that enqueues the maintenance task
 // every jobs.MaintenanceEvery; each worker process runs one, and the
-// task's uniqueness keeps it to one run per period between them. It has
-// a connection of its own to rdb's server (asynq closes it on Shutdown).
-func NewScheduler(rdb *redis.Client, logger *slog.Logger) (*asynq.Scheduler, error) {
+// task's uniqueness keeps it to one run per period between them. conn
+// is the scheduler's own client (config.RedisClientPool); asynq closes it
+// on Shutdown.
+func NewScheduler(conn *redis.Client, logger *slog.Logger) (*asynq.Scheduler, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	o := rdb.Options()
-	conn := asynq.RedisClientOpt{Network: o.Network, Addr: o.Addr, Username: o.Username, Password: o.Password,
-		DB: o.DB, TLSConfig: o.TLSConfig, PoolSize: 2}
-	s := asynq.NewScheduler(conn, &asynq.SchedulerOpts{Logger: slogAdapter{logger}, LogLevel: asynq.WarnLevel,
+	s := asynq.NewScheduler(ownClient{conn}, &asynq.SchedulerOpts{Logger: slogAdapter{logger}, LogLevel: asynq.WarnLevel,
 		PostEnqueueFunc: func(_ *asynq.TaskInfo, err error) {
 			if err != nil && !errors.Is(err, asynq.ErrDuplicateTask) {
 				logger.Warn("schedule maintenance", "error", err)
@@ -520,6 +518,15 @@ func NewScheduler(rdb *redis.Client, logger *slog.Logger) (*asynq.Scheduler, err
 	}
 	return s, nil
 }
+
+// ownClient hands asynq a client it owns: a scheduler made from it
+// closes it on Shutdown, where one made from a shared client would not
+// (and would log that it could not). Being the client itself, not its
+// options, it keeps a Sentinel client's sentinels, which Options loses.
+type ownClient struct{ c *redis.Client }
+
+// MakeRedisClient implements asynq.RedisConnOpt.
+func (o ownClient) MakeRedisClient() any { return o.c }
 
 // Mux routes the overview task type to h.
 func Mux(h *Handler) *asynq.ServeMux {

@@ -59,6 +59,14 @@ func (s sentinelSet) masterPort() string {
 	return fmt.Sprint(v[1])
 }
 
+// recoverRunning is when a running worker has recovered a task that was
+// active when its master died: the task's lease (30 s from its last
+// extension) has expired, asynq's recoverer takes only tasks whose lease
+// expired 30 s ago or earlier, and it runs once a minute (no new server
+// starts here to run it at once, as in TestKillLoop); then the retry
+// runs (a visit of a few seconds).
+const recoverRunning = 30*time.Second + 30*time.Second + time.Minute + 20*time.Second
+
 // TestSentinelFailover kills the Redis master while overview requests
 // wait on their tasks: the sentinels promote the replica, kisa follows it
 // without a restart, requests fail with 503 at most during the switch,
@@ -104,6 +112,7 @@ func TestSentinelFailover(t *testing.T) {
 		t.Fatalf("WAIT: %v replicas have the tasks, want 1", acked)
 	}
 	set.master.Kill()
+	killed := time.Now()
 	testenv.Eventually(t, 30*time.Second, "the sentinels to promote the replica", func() bool { return set.masterPort() == strconv.Itoa(set.replica.Port) })
 
 	var retry []int
@@ -119,11 +128,11 @@ func TestSentinelFailover(t *testing.T) {
 	}
 	t.Logf("%d of %d requests were answered 503 during the switch", len(retry), n)
 	// A task whose completion was written to the master that died stays
-	// active on the new one until asynq's recoverer takes it back (its
-	// 30 s lease expired; the recoverer runs once a minute), so a client
-	// that was told 503 retries, as Retry-After tells it to, until then.
+	// active on the new one until asynq's recoverer takes it back, so a
+	// client that was told 503 retries, as Retry-After tells it to, until
+	// then.
 	for _, i := range retry {
-		testenv.Eventually(t, recoverAfter+30*time.Second, fmt.Sprintf("request %d to be answered 200 on retry", i), func() bool {
+		testenv.Eventually(t, recoverRunning, fmt.Sprintf("request %d to be answered 200 on retry", i), func() bool {
 			status, _, _, err := s.tryPost(body(i))
 			if err == nil && status != http.StatusOK && status != http.StatusServiceUnavailable {
 				t.Fatalf("retry of request %d: status %d, want 200 or 503", i, status)
@@ -132,7 +141,15 @@ func TestSentinelFailover(t *testing.T) {
 		})
 	}
 	s.mustOK(t, `{"query":"after the failover","languageCode":"en","screenshots":false}`)
-	s.waitIdleWithin(t, recoverAfter+30*time.Second)
+	s.waitIdleWithin(t, recoverRunning)
+	t.Logf("the queue was empty %s after the kill", time.Since(killed).Round(time.Second))
+	// The worker's two schedulers (maintenance, monitors) follow the new
+	// master too: each writes its heartbeat (asynq:schedulers, scored
+	// with the time it expires, 20 s after it was written) every 10 s.
+	testenv.Eventually(t, time.Minute, "both schedulers to write their heartbeat to the new master", func() bool {
+		n, err := fc.ZCount(t.Context(), "asynq:schedulers", strconv.FormatInt(killed.Add(21*time.Second).Unix(), 10), "+inf").Result()
+		return err == nil && n >= 2
+	})
 	q, err := s.queue.GetQueueInfo(jobs.QueueOverview)
 	if err != nil || q.Archived != 0 {
 		t.Errorf("queue after the failover: %+v, %v; want no archived (failed) task", q, err)

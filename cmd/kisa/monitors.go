@@ -36,11 +36,17 @@ func startMonitors(cfg config.Config, rdb *redis.Client, db *storage.DB, mons *m
 	if err := srv.Start(worker.MonitorMux(mons)); err != nil {
 		return nil, fmt.Errorf("start monitor server: %w", err)
 	}
-	mgr, err := worker.NewMonitorScheduler(rdb, monitor.Configs{DB: db}, log)
+	conn, err := cfg.RedisClientPool(schedulerPool)
+	if err != nil {
+		srv.Shutdown()
+		return nil, fmt.Errorf("start monitor scheduler: %w", err)
+	}
+	mgr, err := worker.NewMonitorScheduler(conn, monitor.Configs{DB: db}, log)
 	if err == nil {
 		err = mgr.Start()
 	}
 	if err != nil {
+		conn.Close()
 		srv.Shutdown()
 		return nil, fmt.Errorf("start monitor scheduler: %w", err)
 	}

@@ -107,7 +107,7 @@ func runWorker(ctx context.Context, e env, args []string) error {
 		}
 		defer asrv.Shutdown()
 	}
-	stop, err := startAux(rdb, js, mons, observe.NewMaintainer(db, cfg.ObservationRetention, nil, log), log)
+	stop, err := startAux(cfg, rdb, js, mons, observe.NewMaintainer(db, cfg.ObservationRetention, nil, log), log)
 	if err != nil {
 		return err
 	}
@@ -143,23 +143,33 @@ func serveWorkerOps(ctx context.Context, cfg config.Config, h http.Handler, log 
 	return done, nil
 }
 
+// schedulerPool is how many Redis connections a scheduler has of its own.
+const schedulerPool = 2
+
 // startAux starts the webhook and maintenance server and the scheduler;
 // stop shuts both down.
-func startAux(rdb *redis.Client, js *overview.Jobs, mons *monitor.Service, m *observe.Maintainer, log *slog.Logger) (stop func(), err error) {
+func startAux(cfg config.Config, rdb *redis.Client, js *overview.Jobs, mons *monitor.Service, m *observe.Maintainer, log *slog.Logger) (stop func(), err error) {
 	aux := worker.NewAuxServer(rdb, log)
 	mux := worker.AuxMux(js, mons)
-	sched, err := worker.NewScheduler(rdb, log)
+	conn, err := cfg.RedisClientPool(schedulerPool)
+	if err != nil {
+		return nil, fmt.Errorf("start scheduler: %w", err)
+	}
+	sched, err := worker.NewScheduler(conn, log)
 	if err == nil {
 		err = handleObservationMaintenance(mux, sched, m)
 	}
 	if err != nil {
+		conn.Close()
 		return nil, fmt.Errorf("start scheduler: %w", err)
 	}
 	if err := aux.Start(mux); err != nil {
+		conn.Close()
 		return nil, fmt.Errorf("start webhook server: %w", err)
 	}
 	err = sched.Start()
 	if err != nil {
+		conn.Close()
 		aux.Shutdown()
 		return nil, fmt.Errorf("start scheduler: %w", err)
 	}
